@@ -1,0 +1,1 @@
+"""Lark grammars for HLO text and StableHLO (MLIR) text, installed as `hlotool.grammar`."""

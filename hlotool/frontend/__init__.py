@@ -1,0 +1,46 @@
+"""Front ends: HLO text and StableHLO text, both producing the same IR."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hlotool.diagnostics import HloError
+from hlotool.ir.module import Module
+
+
+def parse_hlo(text: str) -> Module:
+    """Parse and lower HLO text (no verification beyond what XLA's parser checks)."""
+    from hlotool.frontend.hlo_lower import lower_module
+    from hlotool.frontend.hlo_parser import parse_hlo_ast
+
+    return lower_module(parse_hlo_ast(text))
+
+
+def is_stablehlo_text(text: str, filename: str = "") -> bool:
+    """MLIR text when the file ends in .mlir or its first token is `module`/`func.func`."""
+    if filename.endswith(".mlir"):
+        return True
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("//"):
+            continue
+        return stripped.startswith(("module", "func.func", "#loc", "#"))
+    return False
+
+
+def parse_text(text: str, filename: str = "", fmt: str | None = None) -> Module:
+    """Parse HLO or StableHLO text, chosen by `fmt` or by the cli.md rule."""
+    stablehlo = fmt == "stablehlo" if fmt else is_stablehlo_text(text, filename)
+    if stablehlo:
+        try:
+            from hlotool.frontend.stablehlo import parse_stablehlo
+        except ImportError:
+            raise HloError("StableHLO input is not supported yet", 1, 1) from None
+        return parse_stablehlo(text)
+    return parse_hlo(text)
+
+
+def load_module(path: str | Path, fmt: str | None = None) -> tuple[Module, str]:
+    """Read and parse a file; returns the module and its source text."""
+    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    return parse_text(text, str(path), fmt), text

@@ -1,0 +1,540 @@
+"""HLO text -> syntax tree (`hlo_ast`), with Lark's LALR parser and contextual lexer.
+
+The transformer runs inline in the parser (no parse tree is built) and builds shapes
+directly as IR values. Syntax errors become `HloError`s with a position and the list of
+expected tokens, explained through curated examples where one matches.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from hlotool.diagnostics import HloError, error_at
+from hlotool.frontend.hlo_ast import (
+    AttrAst,
+    BraceAst,
+    ComputationAst,
+    InlineBodyAst,
+    InstrAst,
+    KvsAst,
+    ModuleAst,
+    OperandRef,
+    SliceAst,
+)
+from hlotool.ir.types import UNBOUNDED, Layout, PrimitiveType, Shape, SplitConfig, Tile
+
+GRAMMAR_DIR = Path(str(resources.files("hlotool.grammar")))
+_TYPES = {t.value: t for t in PrimitiveType if t not in (PrimitiveType.TUPLE, PrimitiveType.BUFFER)}
+
+
+def _blob_pattern(depth: int = 10) -> str:
+    """A regex for brace-balanced text that skips double-quoted strings, `depth` deep."""
+    string = r'"(?:[^"\\]|\\.)*"'
+    inner = r"\{(?:[^{}\"]|" + string + r")*\}"
+    for _ in range(depth - 1):
+        inner = r"\{(?:[^{}\"]|" + string + "|" + inner + r")*\}"
+    return inner
+
+
+def _token_value(tok: Token) -> str:
+    return str(tok)
+
+
+def _name(tok: Token) -> Token:
+    """A name token without its optional `%`."""
+    if tok.startswith("%"):
+        return Token.new_borrow_pos("NAME", tok[1:], tok)
+    return tok
+
+
+def _int(tok: Token) -> int:
+    return int(tok)
+
+
+class _Builder(Transformer[Token, Any]):
+    """Inline callbacks of the LALR parser: one per grammar rule or alias."""
+
+    # -- module ---------------------------------------------------------------------------
+    @v_args(inline=True)
+    def start(self, *items: Any) -> ModuleAst:
+        name, header, frames = None, [], None
+        comps: list[ComputationAst] = []
+        for item in items:
+            if isinstance(item, ComputationAst):
+                comps.append(item)
+            elif isinstance(item, tuple) and item[0] == "header":
+                name, header = item[1], item[2]
+            elif isinstance(item, tuple) and item[0] == "frames":
+                frames = item[1]
+        return ModuleAst(name, header, frames, comps)
+
+    @v_args(inline=True)
+    def header(self, name: Token, *attrs: AttrAst) -> tuple[str, Token, list[AttrAst]]:
+        return ("header", name, list(attrs))
+
+    @v_args(inline=True)
+    def stack_frames(self, *items: Any) -> tuple[str, dict[str, list[Any]]]:
+        sections: dict[str, list[Any]] = {}
+        current: list[Any] = []
+        for it in items:
+            if isinstance(it, Token) and it.type in (
+                "FILE_NAMES", "FUNCTION_NAMES", "FILE_LOCATIONS", "STACK_FRAMES"
+            ):  # fmt: skip
+                current = sections.setdefault(it.type, [])
+            else:
+                current.append(it)
+        return ("frames", sections)
+
+    @v_args(inline=True)
+    def sf_string(self, index: Token, text: Token) -> tuple[Token, Token]:
+        return (index, text)
+
+    @v_args(inline=True)
+    def sf_brace(self, index: Token, value: BraceAst) -> tuple[Token, BraceAst]:
+        return (index, value)
+
+    def io_alias_attr(self, c: list[Any]) -> AttrAst:
+        return AttrAst(c[0], c[1], "io_alias")
+
+    def donor_attr(self, c: list[Any]) -> AttrAst:
+        return AttrAst(c[0], c[1], "donor")
+
+    def entry_layout_attr(self, c: list[Any]) -> AttrAst:
+        return AttrAst(c[0], c[1], "entry_layout")
+
+    def recovery_attr(self, c: list[Any]) -> AttrAst:
+        return AttrAst(c[0], c[1], "raw")
+
+    def io_aliases(self, c: list[Any]) -> list[Any]:
+        return [x for x in c if x is not None]
+
+    donors = io_aliases
+
+    def io_alias(self, c: list[Any]) -> tuple[Any, ...]:
+        return tuple(c)
+
+    def donor(self, c: list[Any]) -> tuple[Any, ...]:
+        return tuple(c)
+
+    def shape_index(self, c: list[Any]) -> tuple[int, ...]:
+        return tuple(int(x) for x in c if x is not None and x.type == "INT")
+
+    def entry_layout(self, c: list[Any]) -> tuple[list[Shape], Shape]:
+        shapes = [s for s in c if s is not None]
+        return shapes[:-1], shapes[-1]
+
+    # -- computations ----------------------------------------------------------------------
+    def computation(self, c: list[Any]) -> ComputationAst:
+        i = 0
+        is_entry = isinstance(c[0], Token) and c[0].type == "ENTRY"
+        if is_entry:
+            i = 1
+        name = c[i]
+        rest = c[i + 1 :]
+        result_shape = None
+        if rest and isinstance(rest[0], Shape):
+            result_shape = rest[0]
+            rest = rest[1:]
+        elif rest and rest[0] is None:
+            rest = rest[1:]
+        body = rest[0]
+        comp = ComputationAst(is_entry, name, body, result_shape)
+        if len(rest) > 2:
+            comp.thread_key = rest[1]
+            comp.execution_thread = _unquote(rest[2])
+        return comp
+
+    def signature(self, c: list[Any]) -> Shape:
+        return c[-1]
+
+    def param(self, c: list[Any]) -> None:
+        return None
+
+    def body(self, c: list[InstrAst]) -> list[InstrAst]:
+        return c
+
+    def instruction(self, c: list[Any]) -> InstrAst:
+        i = 0
+        is_root = isinstance(c[0], Token) and c[0].type == "ROOT"
+        if is_root:
+            i = 1
+        name = c[i]
+        nxt = c[i + 1]
+        if isinstance(nxt, Shape):
+            ins: InstrAst = c[i + 2]
+            ins.shape = nxt
+            attrs = c[i + 3 :]
+        else:
+            ins = nxt
+            attrs = c[i + 2 :]
+        ins.name = name
+        ins.is_root = is_root
+        ins.attrs = list(attrs)
+        return ins
+
+    def call(self, c: list[Any]) -> InstrAst:
+        ops = c[1] if len(c) > 1 and c[1] is not None else []
+        return InstrAst(None, None, c[0], ops)
+
+    def constant_call(self, c: list[Any]) -> InstrAst:
+        return InstrAst(None, None, c[0], [], c[1])
+
+    def parameter_call(self, c: list[Any]) -> InstrAst:
+        return InstrAst(None, None, c[0], [], c[1])
+
+    def operands(self, c: list[Any]) -> list[Any]:
+        return c
+
+    def operand_ref(self, c: list[Any]) -> OperandRef:
+        if len(c) == 2:
+            return OperandRef(c[0], c[1])
+        return OperandRef(None, c[0])
+
+    def operand_nested(self, c: list[Any]) -> InstrAst:
+        ins: InstrAst = c[-1]
+        if len(c) == 2:
+            ins.shape = c[0]
+        return ins
+
+    def name(self, c: list[Token]) -> Token:
+        return _name(c[0])
+
+    # -- shapes -------------------------------------------------------------------------------
+    def array_shape(self, c: list[Any]) -> Shape:
+        tok: Token = c[0]
+        et = _TYPES.get(tok)
+        if et is None:
+            raise error_at(tok, f"unknown element type '{tok}'", ("an element type such as f32",))
+        dims: list[int] = []
+        dynamic: list[bool] = []
+        layout: Layout | None = None
+        for d in c[1:]:
+            if d is None:
+                continue
+            if isinstance(d, Layout):
+                layout = d
+            elif isinstance(d, tuple):
+                dims.append(d[1])
+                dynamic.append(True)
+            elif d == "?":
+                dims.append(UNBOUNDED)
+                dynamic.append(False)
+            else:
+                dims.append(int(d))
+                dynamic.append(False)
+        if not et.is_array_type and dims:
+            raise error_at(tok, f"{et.value} shapes cannot have dimensions")
+        if layout is not None and len(layout.minor_to_major) != len(dims):
+            raise error_at(
+                tok,
+                f"layout {{{','.join(map(str, layout.minor_to_major))}}} has "
+                f"{len(layout.minor_to_major)} entries but the shape has rank {len(dims)}",
+            )
+        if layout is not None and sorted(layout.minor_to_major) != list(range(len(dims))):
+            raise error_at(tok, "layout minor_to_major must be a permutation of the dimensions")
+        if layout is None and et.is_array_type:
+            layout = Layout.default_for_rank(len(dims))
+        return Shape(et, tuple(dims), layout, tuple(dynamic) if any(dynamic) else ())
+
+    def tuple_shape(self, c: list[Any]) -> Shape:
+        return Shape.tuple_of([s for s in c if s is not None])
+
+    def buffer_shape(self, c: list[Any]) -> Shape:
+        return Shape(PrimitiveType.BUFFER, tuple_shapes=(c[1],))
+
+    def bounded_dim(self, c: list[Token]) -> tuple[str, int]:
+        return ("<=", int(c[0]))
+
+    def unbounded_dim(self, c: list[Any]) -> str:
+        return "?"
+
+    def layout(self, c: list[Any]) -> Layout:
+        m2m: list[int] = []
+        kw: dict[str, Any] = {}
+        for x in c[1:]:
+            if x is None:
+                continue
+            if isinstance(x, Token):
+                m2m.append(int(x))
+            else:
+                key, value = x
+                kw[key] = value
+        return Layout(tuple(m2m), **kw)
+
+    def named_layout_item(self, c: list[Any]) -> tuple[str, Any]:
+        tok: Token = c[0]
+        args: list[list[Any]] = c[1:]
+        key = str(tok)
+
+        def one_int() -> int:
+            if len(args) != 1 or len(args[0]) != 1 or not isinstance(args[0][0], Token):
+                raise error_at(tok, f"layout item {key}(...) takes one integer")
+            return int(args[0][0])
+
+        if key == "T":
+            return ("tiles", tuple(Tile(tuple(-1 if a == "*" else int(a) for a in t)) for t in args))
+        if key == "L":
+            return ("tail_padding_alignment", one_int())
+        if key == "E":
+            return ("element_size_in_bits", one_int())
+        if key == "S":
+            return ("memory_space", one_int())
+        if key == "M":
+            return ("dynamic_shape_metadata_prefix_bytes", one_int())
+        if key == "SC":
+            configs = []
+            for a in args:
+                if not a or not isinstance(a[0], tuple):
+                    raise error_at(tok, "split config must look like SC(dim:index,...)")
+                configs.append(SplitConfig(a[0][0], (a[0][1], *(int(x) for x in a[1:]))))
+            return ("split_configs", tuple(configs))
+        if key == "D":
+            return ("_dim_level", None)
+        if key == "P":
+            raise error_at(tok, "Layout has physical shape, but is not for a sparse array")
+        raise error_at(
+            tok, f"unknown layout item '{key}'", ("T(...)", "L(...)", "E(...)", "S(...)", "SC(...)", "M(...)")
+        )
+
+    def layout_args(self, c: list[Any]) -> list[Any]:
+        return [x for x in c if x is not None]
+
+    def index_type_item(self, c: list[Token]) -> tuple[str, Any]:
+        return ("index_type", _unsigned_type(c[0]))
+
+    def pointer_type_item(self, c: list[Token]) -> tuple[str, Any]:
+        return ("pointer_type", _unsigned_type(c[0]))
+
+    def split_arg(self, c: list[Token]) -> tuple[int, int]:
+        return (int(c[0]), int(c[1]))
+
+    def star_arg(self, c: list[Any]) -> str:
+        return "*"
+
+    def dim_level_arg(self, c: list[Any]) -> str:
+        return "D"
+
+    # -- literals -------------------------------------------------------------------------------
+    def lit_brace(self, c: list[Any]) -> tuple[str, list[Any]]:
+        items = [x for x in c if not (isinstance(x, Token) and x.type == "LAYOUT_LBRACE")]
+        return ("{", items)
+
+    def lit_paren(self, c: list[Any]) -> tuple[str, list[Any]]:
+        return ("(", [x for x in c if x is not None])
+
+    # -- attributes -------------------------------------------------------------------------
+    def attr(self, c: list[Any]) -> AttrAst:
+        return AttrAst(c[0], c[1])
+
+    def raw_attr(self, c: list[Any]) -> AttrAst:
+        return AttrAst(c[0], c[1], "raw")
+
+    def fe_attr(self, c: list[Any]) -> AttrAst:
+        return AttrAst(c[0], c[1], "fe")
+
+    def fe_attrs(self, c: list[Any]) -> list[tuple[Token, Token]]:
+        return [x for x in c if x is not None]
+
+    def fe_item(self, c: list[Token]) -> tuple[Token, Token]:
+        return (c[0], c[1])
+
+    def literal_attr(self, c: list[Any]) -> AttrAst:
+        return AttrAst(c[0], c[1], "literal")
+
+    def literal_value(self, c: list[Any]) -> tuple[Shape, Any]:
+        return (c[0], c[1])
+
+    def tuple_literal_value(self, c: list[Any]) -> list[Any]:
+        return [x for x in c if x is not None]
+
+    def aliasing_attr(self, c: list[Any]) -> AttrAst:
+        return AttrAst(c[0], c[1], "aliasing")
+
+    def aliasing(self, c: list[Any]) -> list[Any]:
+        return [x for x in c if x is not None]
+
+    def alias_item(self, c: list[Any]) -> tuple[Any, ...]:
+        return tuple(c)
+
+    def replica_groups_attr(self, c: list[Any]) -> AttrAst:
+        return AttrAst(c[0], c[1], "replica_groups")
+
+    def int_seq(self, c: list[Token]) -> list[int]:
+        return [int(x) for x in c]
+
+    def iota_groups(self, c: list[Any]) -> tuple[str, str]:
+        text = f"[{','.join(map(str, c[0]))}]<=[{','.join(map(str, c[1]))}]"
+        if len(c) > 2 and c[2] is not None:
+            text += c[2]
+        return ("iota", text)
+
+    def iota_transpose(self, c: list[Any]) -> str:
+        return f"{c[0]}({','.join(map(str, c[1]))})"
+
+    def mesh_groups(self, c: list[Any]) -> tuple[str, str]:
+        sizes = [x for x in c[1:] if isinstance(x, tuple) and x[0] == "size"]
+        axes = [x for x in c[1:] if isinstance(x, tuple) and x[0] == "axis"]
+        ids = [x for x in c[1:] if isinstance(x, str)]
+        text = f"{c[0]}[" + ",".join(s[1] for s in sizes) + "]"
+        if ids:
+            text += f", device_ids=({ids[0]})"
+        text += " {" + ",".join(a[1] for a in axes) + "}"
+        return ("mesh", text)
+
+    def mesh_axis_size(self, c: list[Token]) -> tuple[str, str]:
+        return ("size", f"{_requote(c[0])}={int(c[1])}")
+
+    def mesh_axis(self, c: list[Any]) -> tuple[str, str]:
+        text = _requote(c[0])
+        if len(c) > 1:
+            text += f":({int(c[1])}){int(c[2])}"
+        return ("axis", text)
+
+    def device_ids(self, c: list[Any]) -> str:
+        return ",".join(map(str, c[0])) if c and c[0] is not None else ""
+
+    def iota_device_ids(self, c: list[Any]) -> str:
+        text = f"[{','.join(map(str, c[0]))}]"
+        if len(c) > 1 and c[1] is not None:
+            text += c[1]
+        return text
+
+    def brace(self, c: list[Any]) -> BraceAst:
+        return BraceAst([x for x in c if x is not None])
+
+    def kvs(self, c: list[tuple[Token, Any]]) -> KvsAst:
+        return KvsAst(c)
+
+    def kv(self, c: list[Any]) -> tuple[Token, Any]:
+        return (c[0], c[1])
+
+    def slice_range(self, c: list[Token]) -> SliceAst:
+        return SliceAst(c[0], c[1], c[2] if len(c) > 2 else None)
+
+    def inline_body(self, c: list[InstrAst]) -> InlineBodyAst:
+        return InlineBodyAst(c)
+
+
+def _unquote(tok: Token) -> str:
+    """The contents of a quoted string token with C escapes processed."""
+    from hlotool.frontend.strings import c_unescape
+
+    return c_unescape(str(tok)[1:-1], tok)
+
+
+def _requote(tok: Token) -> str:
+    return "'" + _unquote(tok).replace("'", "\\'") + "'"
+
+
+def _unsigned_type(tok: Token) -> PrimitiveType:
+    et = _TYPES.get(str(tok))
+    if et is None or not et.is_unsigned_int:
+        raise error_at(tok, f"expected an unsigned integer type, got '{tok}'")
+    return et
+
+
+def _cache_path() -> str | bool:
+    base = os.environ.get("HLOTOOL_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "hlotool"
+    )
+    try:
+        os.makedirs(base, exist_ok=True)
+    except OSError:
+        return False
+    return os.path.join(base, "hlo-grammar.lark.cache")
+
+
+@functools.cache
+def hlo_parser() -> Lark:
+    """The LALR parser with the AST builder inlined (built once, cached on disk)."""
+    text = (GRAMMAR_DIR / "hlo.lark").read_text().replace("__BLOB__", _blob_pattern())
+    return Lark(
+        text,
+        parser="lalr",
+        lexer="contextual",
+        transformer=_Builder(),
+        maybe_placeholders=True,
+        import_paths=[str(GRAMMAR_DIR)],
+        cache=_cache_path(),
+    )
+
+
+def parse_hlo_ast(text: str) -> ModuleAst:
+    """Parse HLO text to its syntax tree; raise HloError on a syntax error."""
+    if not text.strip():
+        raise HloError("empty input: expected an HLO module", 1, 1, ("HloModule", "ENTRY"))
+    bad = _first_control_char(text)
+    if bad is not None:
+        line, col, ch = bad
+        raise HloError(f"unexpected character {ch!r} (binary input?)", line, col)
+    try:
+        return hlo_parser().parse(text)
+    except UnexpectedInput as exc:
+        raise _syntax_error(exc, text) from None
+    except RecursionError:
+        raise HloError("input nests too deeply", 1, 1) from None
+
+
+def _first_control_char(text: str) -> tuple[int, int, str] | None:
+    """XLA's lexer accepts only space, tab, CR and LF as whitespace."""
+    for i, ch in enumerate(text):
+        o = ord(ch)
+        if (o < 32 and ch not in "\t\r\n") or o == 127:
+            line = text.count("\n", 0, i) + 1
+            col = i - (text.rfind("\n", 0, i) + 1) + 1
+            return line, col, ch
+    return None
+
+
+_TERMINAL_NAMES = {
+    "NAME": "a name", "PCT_NAME": "a %name", "INT": "an integer", "DECIMAL": "a number",
+    "STRING": "a string", "KEY_EQ": "attribute=", "NAME_COLON": "name:", "LPAR": "'('",
+    "RPAR": "')'", "LBRACE": "'{'", "RBRACE": "'}'", "LSQB": "'['", "RSQB": "']'",
+    "COMMA": "','", "EQUAL": "'='", "COLON": "':'", "LAYOUT_LBRACE": "a layout '{'",
+    "BLOB": "a {...} value", "ENTRY": "ENTRY", "ROOT": "ROOT", "$END": "end of input",
+    "__ANON_0": "'->'", "MORETHAN": "'>'", "LESSTHAN": "'<'", "QMARK": "'?'",
+    "DXD": "NxM", "PAD": "low_high", "DIM_LABELS": "dimension labels",
+}  # fmt: skip
+
+
+def _describe(terminals: set[str] | frozenset[str]) -> tuple[str, ...]:
+    parser = hlo_parser()
+    out = []
+    for t in terminals:
+        if t in _TERMINAL_NAMES:
+            out.append(_TERMINAL_NAMES[t])
+            continue
+        try:
+            pattern = parser.get_terminal(t).pattern
+            out.append(repr(pattern.value) if pattern.type == "str" else t.lower())
+        except KeyError:
+            out.append(t)
+    return tuple(out)
+
+
+def _syntax_error(exc: UnexpectedInput, text: str) -> HloError:
+    from hlotool.frontend.hlo_errors import explain
+
+    hint = explain(exc)
+    if isinstance(exc, UnexpectedEOF) or (
+        isinstance(exc, UnexpectedToken) and exc.token.type == "$END"
+    ):
+        lines = text.splitlines() or [""]
+        expected = _describe(getattr(exc, "expected", set()))
+        return HloError(hint or "unexpected end of input (unterminated module?)",
+                        len(lines), len(lines[-1]) + 1, expected)
+    if isinstance(exc, UnexpectedCharacters):
+        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        msg = hint or f"unexpected character {ch!r}"
+        return HloError(msg, exc.line, exc.column, _describe(exc.allowed or set()))
+    assert isinstance(exc, UnexpectedToken)
+    tok = exc.token
+    msg = hint or f"unexpected {_describe({tok.type})[0]} {str(tok)!r}"
+    return HloError(msg, tok.line, tok.column, _describe(exc.expected), max(1, len(str(tok))))
