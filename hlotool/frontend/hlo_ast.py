@@ -15,6 +15,20 @@ from lark import Token
 from hlotool.ir.types import Shape
 
 
+class IntList(tuple[int, ...]):
+    """An INT_LIST token's integers, with the token's position for error reports."""
+
+    line: int
+    column: int
+
+    @staticmethod
+    def from_token(tok: Token) -> IntList:
+        body = str(tok)[1:-1].strip()
+        out = IntList(int(x) for x in body.split(",")) if body else IntList()
+        out.line, out.column = tok.line, tok.column
+        return out
+
+
 @dataclass(slots=True)
 class OperandRef:
     """`f32[2] %x` or `x` in an operand list."""
@@ -35,6 +49,9 @@ class InstrAst:
     payload: Any = None
     attrs: list[AttrAst] = field(default_factory=list)
     is_root: bool = False
+    #: When the operands came as one OPERAND_LIST token, `operands` holds plain strings
+    #: and this token gives their positions (see hlo_lexer.operand_names).
+    operand_list: Token | None = None
 
 
 @dataclass(slots=True)

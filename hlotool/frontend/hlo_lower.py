@@ -16,11 +16,13 @@ from hlotool.frontend.hlo_ast import (
     ComputationAst,
     InlineBodyAst,
     InstrAst,
+    IntList,
     KvsAst,
     ModuleAst,
     OperandRef,
     SliceAst,
 )
+from hlotool.frontend.hlo_lexer import operand_names
 from hlotool.frontend.strings import c_unescape
 from hlotool.ir.attributes import (
     BufferDonor,
@@ -47,6 +49,11 @@ from hlotool.ir.module import EntryLayout, Module
 from hlotool.ir.opcodes import BY_NAME, GENERIC_ATTRIBUTES, OPS, AttrKind, AttrSpec, Opcode
 from hlotool.ir.shape_rules import ShapeContext, ShapeError
 from hlotool.ir.types import PRIMITIVE_TYPE_NAMES, PrimitiveType, Shape
+
+
+_PLACEHOLDER = Shape.token()
+_REQUIRED = {op: any(a.required for a in spec.attrs) or op is Opcode.CONDITIONAL
+             for op, spec in OPS.items()}
 
 
 def lower_module(ast: ModuleAst) -> Module:
@@ -113,7 +120,7 @@ class _Lowering:
         return comp
 
     def body(self, name: str, instrs: list[InstrAst], where: Token) -> Computation:
-        comp = Computation(name)
+        comp = Computation(name, location=(where.line or 0, where.column or 0))
         scope: dict[str, Instruction] = {}
         params: dict[int, Instruction] = {}
         root: Instruction | None = None
@@ -152,7 +159,10 @@ class _Lowering:
             raise error_at(opcode_tok, f"unknown opcode '{opcode_tok}'", _opcode_suggestions(opcode_tok))
         spec = OPS[opcode]
         name_tok = ast.name
-        operands = [self.operand(op, comp, scope, params) for op in ast.operands]
+        if ast.operand_list is not None:
+            operands = self.plain_operands(ast, scope)
+        else:
+            operands = [self.operand(op, comp, scope, params) for op in ast.operands]
         if spec.arity is not None and len(operands) != spec.arity and opcode not in (
             Opcode.PARAMETER, Opcode.CONSTANT
         ):
@@ -161,7 +171,7 @@ class _Lowering:
         if spec.arity is None and len(operands) < spec.min_operands:
             raise error_at(opcode_tok, f"{opcode.value} expects at least {spec.min_operands} "
                            f"operand{'s' if spec.min_operands != 1 else ''}, but has {len(operands)}")
-        ins = Instruction(name="", opcode=opcode, shape=Shape.token())
+        ins = Instruction(name="", opcode=opcode, shape=_PLACEHOLDER)
         self.attributes(ins, ast, scope)
         _check_operand_count_rules(ins, operands, opcode_tok)
         if opcode is Opcode.PARAMETER:
@@ -186,6 +196,10 @@ class _Lowering:
                 raise error_at(exc.token or opcode_tok, str(exc.args[0])) from None
         ins.set_operands(operands)
         ins.name = self.define(name_tok, ins, scope, opcode)
+        where = name_tok if name_tok is not None else opcode_tok
+        ins.location = (where.line or 0, where.column or 0)
+        if opcode is Opcode.FUSION:
+            ins.attrs["calls"].fusion_instruction = ins
         comp.add_instruction(ins)
         return ins
 
@@ -212,9 +226,23 @@ class _Lowering:
         scope[name] = ins
         return name
 
+    def plain_operands(self, ast: InstrAst, scope: dict[str, Instruction]) -> list[Instruction]:
+        """Operands given as plain names (one OPERAND_LIST token)."""
+        out = []
+        for i, name in enumerate(ast.operands):
+            ins = scope.get(name)  # type: ignore[arg-type]
+            if ins is None:
+                assert ast.operand_list is not None
+                return [self.operand(t, None, scope, {})  # type: ignore[arg-type]
+                        for t in operand_names(ast.operand_list)]
+            out.append(ins)
+        return out
+
     def operand(self, op: OperandRef | InstrAst, comp: Computation,
                 scope: dict[str, Instruction], params: dict[int, Instruction]) -> Instruction:
-        if isinstance(op, InstrAst):
+        if isinstance(op, Token):
+            op = OperandRef(None, op)
+        elif isinstance(op, InstrAst):
             if op.attrs:
                 raise error_at(op.opcode, "nested instructions cannot have attributes")
             return self.instruction(op, comp, scope, params)
@@ -238,6 +266,8 @@ class _Lowering:
     # -- attributes -----------------------------------------------------------------------
     def attributes(self, ins: Instruction, ast: InstrAst, scope: dict[str, Instruction]) -> None:
         spec = OPS[ins.opcode]
+        if not ast.attrs and not _REQUIRED[ins.opcode]:
+            return
         seen: set[str] = set()
         for a in ast.attrs:
             key = a.name
@@ -263,6 +293,7 @@ class _Lowering:
             _check_conditional_attrs(ins, ast.opcode)
 
     def typed(self, spec: AttrSpec, a: AttrAst) -> Any:
+        a.value = _as_brace(a.value)
         if a.form == "literal" and spec.kind is AttrKind.LITERAL:
             shape, lit = a.value
             try:
@@ -274,8 +305,8 @@ class _Lowering:
             return tuple(OperandAlias(o, int(n), i) for o, n, i in a.value)
         if a.form == "replica_groups" and spec.kind is AttrKind.REPLICA_GROUPS:
             v = a.value
-            if isinstance(v, BraceAst):
-                return ReplicaGroups(groups=_ints_list(v, a.key))
+            if isinstance(v, (BraceAst, IntList)):
+                return ReplicaGroups(groups=_ints_list(_as_brace(v), a.key))
             return ReplicaGroups(iota_text=v[1])
         if a.form == "raw" and spec.kind is AttrKind.RAW:
             return _normalize_blob(str(a.value))
@@ -293,7 +324,7 @@ class _Lowering:
         return conv(a.value, a.key)
 
     def generic_attribute(self, ins: Instruction, a: AttrAst, scope: dict[str, Instruction]) -> None:
-        key, v = a.name, a.value
+        key, v = a.name, _as_brace(a.value)
         if key == "sharding":
             ins.sharding = Sharding(_normalize_blob(str(v))[1:-1].strip())
         elif key == "frontend_attributes":
@@ -303,7 +334,7 @@ class _Lowering:
         elif key == "origin":
             ins.origin = _normalize_blob(str(v))[1:-1].strip()
         elif key == "metadata":
-            ins.metadata = _metadata(v, a.key)
+            ins.metadata = _metadata_blob(v) if isinstance(v, Token) else _metadata(v, a.key)
         elif key == "statistics":
             ins.statistics = _kvs_text(v, a.key)
         elif key == "result_accuracy":
@@ -324,7 +355,7 @@ class _Lowering:
     def computation_ref(self, v: Any, key: Token) -> Computation:
         if isinstance(v, InlineBodyAst):
             return self.inline(v, key)
-        if isinstance(v, Token) and v.type in ("NAME", "CONSTANT", "PARAMETER"):
+        if isinstance(v, Token) and v.type in ("NAME", "PCT_NAME", "CONSTANT", "PARAMETER"):
             comp = self.computations.get(str(v))
             if comp is None:
                 if str(v) in self.later_names:
@@ -393,7 +424,14 @@ def _enum(v: Any, key: Token, spec: AttrSpec) -> str:
     raise error_at(t, f"unknown value '{t}' for attribute {key[:-1]}", spec.choices)
 
 
+def _as_brace(v: Any) -> Any:
+    """An empty `{}` lexes as an empty integer list; elsewhere it is an empty brace."""
+    return BraceAst([]) if isinstance(v, IntList) and not v else v
+
+
 def _ints(v: Any, key: Token) -> tuple[int, ...]:
+    if isinstance(v, IntList):
+        return tuple(v)
     if not isinstance(v, BraceAst):
         raise error_at(v if isinstance(v, Token) else key, f"attribute {key[:-1]} expects {{int, ...}}")
     return tuple(_int_value(x, key) for x in v.items)
@@ -402,7 +440,7 @@ def _ints(v: Any, key: Token) -> tuple[int, ...]:
 def _ints_list(v: Any, key: Token) -> tuple[tuple[int, ...], ...]:
     if not isinstance(v, BraceAst):
         raise error_at(key, f"attribute {key[:-1]} expects {{{{int, ...}}, ...}}")
-    return tuple(_ints(x, key) for x in v.items)
+    return tuple(_ints(_as_brace(x), key) for x in v.items)
 
 
 def _bools(v: Any, key: Token) -> tuple[bool, ...]:
@@ -571,6 +609,66 @@ def _metadata(v: Any, key: Token) -> Metadata:
                 raise error_at(k, f"unknown metadata field {name}",
                                (*_METADATA_STR, *_METADATA_INT, "profile_type"))
     return Metadata(**fields)
+
+
+_MD_FIELD = re.compile(r'[ \t\r\n]*,?[ \t\r\n]*([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*"'
+                       r"|-?\d+|\{[^{}]*\})")
+_MD_END = re.compile(r"[ \t\r\n]*\}")
+
+
+_MD_CACHE: dict[str, Metadata] = {}
+
+
+def _metadata_blob(tok: Token) -> Metadata:
+    """metadata={...} read from its raw text (one token), remembered by text."""
+    md = _MD_CACHE.get(tok)
+    if md is None:
+        md = _parse_metadata_blob(tok)
+        if len(_MD_CACHE) < 8192:
+            _MD_CACHE[str(tok)] = md
+    return md
+
+
+def _parse_metadata_blob(tok: Token) -> Metadata:
+    """metadata={...} with a regex per field."""
+    text = str(tok)
+    fields: dict[str, Any] = {}
+    pos = 1
+    while True:
+        m = _MD_FIELD.match(text, pos)
+        if m is None:
+            if _MD_END.fullmatch(text, pos):
+                return Metadata(**fields)
+            raise _blob_error(tok, pos, "metadata expects key=value fields such as "
+                              'op_name="..." source_line=3')
+        name, raw = m.group(1), m.group(2)
+        if name in fields:
+            raise _blob_error(tok, m.start(1), f"metadata field {name} already exists")
+        if name in _METADATA_STR and raw[0] == '"':
+            fields[name] = c_unescape(raw[1:-1], tok)
+        elif name in _METADATA_INT and raw[0] != '"' and raw[0] != "{":
+            fields[name] = int(raw)
+        elif name == "profile_type" and raw[0] == "{":
+            body = raw[1:-1].strip()
+            fields[name] = tuple(int(x) for x in body.split(",")) if body else ()
+        elif name in _METADATA_STR or name in _METADATA_INT or name == "profile_type":
+            raise _blob_error(tok, m.start(2), f"metadata field {name} has the wrong kind of value")
+        else:
+            err = _blob_error(tok, m.start(1), f"unknown metadata field {name}")
+            err.expected = (*_METADATA_STR, *_METADATA_INT, "profile_type")
+            raise err
+        pos = m.end()
+
+
+def _blob_error(tok: Token, offset: int, message: str) -> HloError:
+    """An error at a character offset inside a raw blob token."""
+    text = str(tok)
+    nl = text.count("\n", 0, offset)
+    if nl:
+        line, col = tok.line + nl, offset - text.rfind("\n", 0, offset)
+    else:
+        line, col = tok.line, tok.column + offset
+    return HloError(message, line, col)
 
 
 def _fe_attrs(items: list[tuple[Token, Token]]) -> dict[str, str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -17,11 +18,13 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from hlotool.diagnostics import HloError, error_at
+from hlotool.frontend.hlo_lexer import HloLexer, blob_attr, make_token, simple_attr, simple_head
 from hlotool.frontend.hlo_ast import (
     AttrAst,
     BraceAst,
     ComputationAst,
     InlineBodyAst,
+    IntList,
     InstrAst,
     KvsAst,
     ModuleAst,
@@ -45,13 +48,6 @@ def _blob_pattern(depth: int = 10) -> str:
 
 def _token_value(tok: Token) -> str:
     return str(tok)
-
-
-def _name(tok: Token) -> Token:
-    """A name token without its optional `%`."""
-    if tok.startswith("%"):
-        return Token.new_borrow_pos("NAME", tok[1:], tok)
-    return tok
 
 
 def _int(tok: Token) -> int:
@@ -124,7 +120,7 @@ class _Builder(Transformer[Token, Any]):
         return tuple(c)
 
     def shape_index(self, c: list[Any]) -> tuple[int, ...]:
-        return tuple(int(x) for x in c if x is not None and x.type == "INT")
+        return tuple(c[0])
 
     def entry_layout(self, c: list[Any]) -> tuple[list[Shape], Shape]:
         shapes = [s for s in c if s is not None]
@@ -179,9 +175,35 @@ class _Builder(Transformer[Token, Any]):
         ins.attrs = list(attrs)
         return ins
 
+    def simple_instruction(self, c: list[Any]) -> InstrAst:
+        tok: Token = c[0]
+        is_root, name, name_at, shape_text, opcode, opcode_at, operands = simple_head(tok)
+        shape = _SHAPES.get(shape_text)
+        if shape is None:
+            shape = _fast_shape(Token.new_borrow_pos("ARRAY_SHAPE", shape_text, tok))
+            if len(_SHAPES) < 4096:
+                _SHAPES[shape_text] = shape
+        op_tok = _sub_token(tok, opcode, opcode_at)
+        if isinstance(operands, Token):
+            op_tok.type = opcode.upper()
+            return InstrAst(_sub_token(tok, name, name_at), shape, op_tok, [], operands,
+                            attrs=c[1:], is_root=is_root)
+        ins = InstrAst(_sub_token(tok, name, name_at), shape, op_tok, operands,  # type: ignore[arg-type]
+                       attrs=c[1:], is_root=is_root)
+        ins.operand_list = tok
+        return ins
+
     def call(self, c: list[Any]) -> InstrAst:
         ops = c[1] if len(c) > 1 and c[1] is not None else []
         return InstrAst(None, None, c[0], ops)
+
+    def fast_call(self, c: list[Any]) -> InstrAst:
+        tok: Token = c[1]
+        body = tok[1:-1]
+        names = [n.strip().lstrip("%") for n in body.split(",")] if body.strip() else []
+        ins = InstrAst(None, None, c[0], names)  # type: ignore[arg-type]
+        ins.operand_list = tok
+        return ins
 
     def constant_call(self, c: list[Any]) -> InstrAst:
         return InstrAst(None, None, c[0], [], c[1])
@@ -193,9 +215,7 @@ class _Builder(Transformer[Token, Any]):
         return c
 
     def operand_ref(self, c: list[Any]) -> OperandRef:
-        if len(c) == 2:
-            return OperandRef(c[0], c[1])
-        return OperandRef(None, c[0])
+        return OperandRef(c[0], c[1])
 
     def operand_nested(self, c: list[Any]) -> InstrAst:
         ins: InstrAst = c[-1]
@@ -203,10 +223,26 @@ class _Builder(Transformer[Token, Any]):
             ins.shape = c[0]
         return ins
 
-    def name(self, c: list[Token]) -> Token:
-        return _name(c[0])
-
     # -- shapes -------------------------------------------------------------------------------
+    def ARRAY_SHAPE(self, tok: Token) -> Shape:
+        shape = _SHAPES.get(tok)
+        if shape is None:
+            shape = _fast_shape(tok)
+            if len(_SHAPES) < 4096:
+                _SHAPES[str(tok)] = shape
+        return shape
+
+    def SIMPLE_ATTR(self, tok: Token) -> AttrAst:
+        key, value = simple_attr(tok)
+        return AttrAst(key, value)
+
+    def BLOB_ATTR(self, tok: Token) -> AttrAst:
+        key, blob = blob_attr(tok)
+        return AttrAst(key, blob, "raw")
+
+    def INT_LIST(self, tok: Token) -> IntList:
+        return IntList.from_token(tok)
+
     def array_shape(self, c: list[Any]) -> Shape:
         tok: Token = c[0]
         et = _TYPES.get(tok)
@@ -422,6 +458,37 @@ class _Builder(Transformer[Token, Any]):
         return InlineBodyAst(c)
 
 
+_SHAPES: dict[str, Shape] = {}
+_FAST_SHAPE = re.compile(r"([a-z0-9]+)\[([\d,]*)\](?:\{([\d,]*)\})?")
+
+
+def _sub_token(tok: Token, part: str, offset: int) -> Token:
+    """A NAME token for the text at `offset` inside a SIMPLE_HEAD token."""
+    nl = tok.count("\n", 0, offset)
+    if nl:
+        line, column = tok.line + nl, offset - tok.rfind("\n", 0, offset)
+    else:
+        line, column = tok.line, tok.column + offset
+    return make_token("NAME", part, tok.start_pos + offset, line, column)
+
+
+def _fast_shape(tok: Token) -> Shape:
+    """Shape of an ARRAY_SHAPE token such as `f32[8,64]{1,0}`."""
+    m = _FAST_SHAPE.fullmatch(tok)
+    assert m is not None
+    et = _TYPES.get(m.group(1))
+    if et is None or not et.is_array_type:
+        raise error_at(tok, f"unknown element type '{m.group(1)}'", ("an element type such as f32",))
+    dims = tuple(int(d) for d in m.group(2).split(",")) if m.group(2) else ()
+    if m.group(3) is None:
+        return Shape(et, dims, Layout.default_for_rank(len(dims)))
+    m2m = tuple(int(d) for d in m.group(3).split(","))
+    if sorted(m2m) != list(range(len(dims))):
+        raise error_at(tok, f"layout {{{m.group(3)}}} is not a permutation of the "
+                       f"{len(dims)} dimensions of {m.group(1)}[{m.group(2)}]")
+    return Shape(et, dims, Layout(m2m))
+
+
 def _unquote(tok: Token) -> str:
     """The contents of a quoted string token with C escapes processed."""
     from hlotool.frontend.strings import c_unescape
@@ -458,7 +525,7 @@ def hlo_parser() -> Lark:
     return Lark(
         text,
         parser="lalr",
-        lexer="contextual",
+        lexer=HloLexer,
         transformer=_Builder(),
         maybe_placeholders=True,
         import_paths=[str(GRAMMAR_DIR)],
@@ -482,15 +549,18 @@ def parse_hlo_ast(text: str) -> ModuleAst:
         raise HloError("input nests too deeply", 1, 1) from None
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def _first_control_char(text: str) -> tuple[int, int, str] | None:
     """XLA's lexer accepts only space, tab, CR and LF as whitespace."""
-    for i, ch in enumerate(text):
-        o = ord(ch)
-        if (o < 32 and ch not in "\t\r\n") or o == 127:
-            line = text.count("\n", 0, i) + 1
-            col = i - (text.rfind("\n", 0, i) + 1) + 1
-            return line, col, ch
-    return None
+    m = _CONTROL.search(text)
+    if m is None:
+        return None
+    i = m.start()
+    line = text.count("\n", 0, i) + 1
+    col = i - (text.rfind("\n", 0, i) + 1) + 1
+    return line, col, m.group()
 
 
 _TERMINAL_NAMES = {

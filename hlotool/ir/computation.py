@@ -27,6 +27,8 @@ class Computation:
     execution_thread: str = "main"
     #: Set on fusion computations: the fusion instruction that calls this one.
     fusion_instruction: Instruction | None = None
+    #: (line, column) of the name in the source text, (0, 0) when made by a pass.
+    location: tuple[int, int] = (0, 0)
 
     # -- building ------------------------------------------------------------------------
     def add_instruction(self, ins: Instruction) -> Instruction:

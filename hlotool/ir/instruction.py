@@ -49,6 +49,8 @@ class Instruction:
     #: `origin={...}` kept as canonical text inside the outer braces.
     origin: str = ""
     result_accuracy: ResultAccuracy | None = None
+    #: (line, column) in the source text, (0, 0) when made by a pass.
+    location: tuple[int, int] = (0, 0)
 
     # -- operands and users ------------------------------------------------------------
     @property

@@ -1,0 +1,219 @@
+"""Values in and out of a run: npz files with the dtypes sidecar, random inputs, and
+the comparison report of `--expect` (see ../shared/docs/cli.md, "Values in and out")."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hlotool.diagnostics import HloError
+from hlotool.ir.module import Module
+from hlotool.ir.types import PrimitiveType, Shape
+
+#: numpy dtype kinds that np.savez stores natively.
+_NATIVE_KINDS = "biufc"
+
+
+def sidecar_path(path: Path) -> Path:
+    return path.with_name(path.stem + ".dtypes.json")
+
+
+def load_npz(path: str | Path) -> dict[str, np.ndarray]:
+    """Arrays of an npz file, ml_dtypes arrays restored from the sidecar's names."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (OSError, ValueError) as exc:
+        raise HloError(f"cannot read {path}: {exc}") from None
+    side = sidecar_path(path)
+    if side.exists():
+        import ml_dtypes  # noqa: F401  (registers the dtypes with numpy)
+
+        for key, name in json.loads(side.read_text()).items():
+            if key in arrays:
+                arrays[key] = arrays[key].view(np.dtype(name))
+    return arrays
+
+
+def save_npz(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
+    """Write arrays; types np.savez cannot record go as bit views plus the sidecar."""
+    path = Path(path)
+    plain: dict[str, np.ndarray] = {}
+    names: dict[str, str] = {}
+    for key, a in arrays.items():
+        a = np.asarray(a)
+        if a.dtype.kind in _NATIVE_KINDS and a.dtype.name == np.dtype(a.dtype.name).name and not _is_ml(a.dtype):
+            plain[key] = a
+        else:
+            names[key] = a.dtype.name
+            plain[key] = a.view(np.dtype(f"u{a.dtype.itemsize}"))
+    np.savez(path, **plain)
+    side = sidecar_path(path)
+    if names:
+        side.write_text(json.dumps(names))
+    elif side.exists():
+        side.unlink()
+
+
+def _is_ml(dtype: np.dtype) -> bool:
+    return type(dtype).__module__.startswith("ml_dtypes") or dtype.name in _ML_NAMES
+
+
+_ML_NAMES = {t.numpy_dtype.name for t in PrimitiveType
+             if t.is_array_type and t not in (PrimitiveType.PRED,)
+             and type(t.numpy_dtype).__module__.startswith("ml_dtypes")}  # fmt: skip
+
+
+def entry_arguments(module: Module, arrays: dict[str, np.ndarray]) -> list[Any]:
+    """Entry parameter values from `arg0, arg1, ...` (tuple parameters take several)."""
+    args: list[Any] = []
+    k = 0
+    for p in module.entry.parameters:
+        value, k = _take(p.shape, arrays, k, p.name)
+        args.append(value)
+    extra = sorted(set(arrays) - {f"arg{i}" for i in range(k)})
+    if extra:
+        raise HloError(f"inputs file has entries the module does not take: {', '.join(extra)}")
+    return args
+
+
+def _take(shape: Shape, arrays: dict[str, np.ndarray], k: int, pname: str) -> tuple[Any, int]:
+    if shape.is_tuple:
+        parts = []
+        for s in shape.tuple_shapes:
+            v, k = _take(s, arrays, k, pname)
+            parts.append(v)
+        return tuple(parts), k
+    if shape.is_token:
+        from hlotool.interpreter.core import TOKEN
+
+        return TOKEN, k
+    key = f"arg{k}"
+    if key not in arrays:
+        raise HloError(f"inputs file has no {key} for parameter {pname} ({shape})")
+    a = arrays[key]
+    want = shape.element_type.numpy_dtype
+    if a.dtype != want:
+        raise HloError(f"{key} has dtype {a.dtype}, but parameter {pname} is {shape}")
+    if tuple(a.shape) != shape.dimensions and not shape.is_dynamic:
+        raise HloError(f"{key} has shape {list(a.shape)}, but parameter {pname} is {shape}")
+    return a, k + 1
+
+
+def random_arguments(module: Module, seed: int = 0) -> list[Any]:
+    """Seeded inputs: normal floats, small integers, random booleans."""
+    rng = np.random.default_rng(seed)
+    return [_random(p.shape, rng) for p in module.entry.parameters]
+
+
+def _random(shape: Shape, rng: np.random.Generator) -> Any:
+    if shape.is_tuple:
+        return tuple(_random(s, rng) for s in shape.tuple_shapes)
+    if shape.is_token:
+        from hlotool.interpreter.core import TOKEN
+
+        return TOKEN
+    et = shape.element_type
+    dims = tuple(max(d, 1) if d < 0 else d for d in shape.dimensions)
+    dtype = et.numpy_dtype
+    if et is PrimitiveType.PRED:
+        return rng.random(dims) < 0.5
+    if et.is_integral:
+        lo = 0 if et.is_unsigned_int else -4
+        return rng.integers(lo, 5, size=dims).astype(dtype)
+    if et.is_complex:
+        return (rng.standard_normal(dims) + 1j * rng.standard_normal(dims)).astype(dtype)
+    return rng.standard_normal(dims).astype(np.float32).astype(dtype)
+
+
+def output_arrays(value: Any) -> dict[str, np.ndarray]:
+    """`out0, out1, ...` from the flattened leaves of a result (tokens skipped)."""
+    from hlotool.interpreter.core import TOKEN, flatten
+
+    leaves = [np.asarray(v) for v in flatten(value) if v is not TOKEN]
+    return {f"out{i}": a for i, a in enumerate(leaves)}
+
+
+@dataclass(frozen=True, slots=True)
+class OutputDiff:
+    """How one output compares with its expected value."""
+
+    key: str
+    ok: bool
+    reason: str = ""
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    worst_index: tuple[int, ...] = ()
+    got_at_worst: Any = None
+    want_at_worst: Any = None
+    mismatched: int = 0
+    nan_got: int = 0
+    nan_want: int = 0
+    inf_got: int = 0
+    inf_want: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        d = {k: getattr(self, k) for k in self.__slots__}  # type: ignore[attr-defined]
+        for k in ("got_at_worst", "want_at_worst"):
+            v = d[k]
+            d[k] = None if v is None else (complex(v).__repr__() if np.iscomplexobj(v) else float(v))
+        d["worst_index"] = list(self.worst_index)
+        return d
+
+
+def compare_outputs(got: dict[str, np.ndarray], want: dict[str, np.ndarray],
+                    rtol: float, atol: float) -> list[OutputDiff]:
+    """Per output: exact for integers and booleans, allclose for floats (NaNs must match)."""
+    diffs = []
+    for key in sorted(set(got) | set(want), key=lambda k: (len(k), k)):
+        if key not in got or key not in want:
+            diffs.append(OutputDiff(key, False, "missing from " + ("outputs" if key not in got else "expected")))
+            continue
+        diffs.append(_compare_one(key, np.asarray(got[key]), np.asarray(want[key]), rtol, atol))
+    return diffs
+
+
+def _compare_one(key: str, g: np.ndarray, w: np.ndarray, rtol: float, atol: float) -> OutputDiff:
+    if g.shape != w.shape:
+        return OutputDiff(key, False, f"shape {list(g.shape)} != expected {list(w.shape)}")
+    if g.dtype != w.dtype:
+        return OutputDiff(key, False, f"dtype {g.dtype} != expected {w.dtype}")
+    if g.size == 0:
+        return OutputDiff(key, True)
+    if w.dtype.kind in "biu":
+        bad = g != w
+        n = int(bad.sum())
+        if not n:
+            return OutputDiff(key, True)
+        diff = np.abs(g.astype(np.float64) - w.astype(np.float64))
+        idx = np.unravel_index(int(np.argmax(np.where(bad, diff, -1))), g.shape)
+        return OutputDiff(key, False, f"{n} elements differ (exact compare)", float(diff.max()), 0.0,
+                          tuple(int(i) for i in idx), g[idx], w[idx], n)
+    ctype = np.complex128 if w.dtype.kind == "c" else np.float64
+    gf, wf = g.astype(ctype), w.astype(ctype)
+    gnan, wnan = np.isnan(gf), np.isnan(wf)
+    ginf, winf = np.isinf(gf), np.isinf(wf)
+    counts = dict(nan_got=int(gnan.sum()), nan_want=int(wnan.sum()),
+                  inf_got=int(ginf.sum()), inf_want=int(winf.sum()))
+    with np.errstate(all="ignore"):
+        err = np.abs(gf - wf)
+        err = np.where(gnan | wnan | (ginf & winf & (gf == wf)), 0.0, err)
+        rel = err / np.maximum(np.abs(wf), np.finfo(np.float64).tiny)
+        bad = (err > atol + rtol * np.abs(wf)) | (gnan != wnan) | (np.isnan(err))
+    n = int(bad.sum())
+    err = np.nan_to_num(err, nan=np.inf)
+    idx = np.unravel_index(int(np.argmax(err)), g.shape)
+    base = dict(max_abs=float(err.max()), max_rel=float(np.nan_to_num(rel, nan=np.inf).max()),
+                worst_index=tuple(int(i) for i in idx), got_at_worst=g[idx],
+                want_at_worst=w[idx], mismatched=n, **counts)
+    if n == 0:
+        return OutputDiff(key, True, **base)  # type: ignore[arg-type]
+    reason = f"{n} of {g.size} elements outside rtol={rtol:g} atol={atol:g}"
+    if counts["nan_got"] != counts["nan_want"]:
+        reason += f"; NaN count {counts['nan_got']} vs expected {counts['nan_want']}"
+    return OutputDiff(key, False, reason, **base)  # type: ignore[arg-type]
