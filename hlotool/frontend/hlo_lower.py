@@ -137,11 +137,11 @@ class _Lowering:
         comp.root = root if root is not None else comp.instructions[-1]
         for n in range(len(params)):
             if n not in params:
-                missing = max(params)
+                last = max(params)
                 raise error_at(
-                    _param_token(instrs, missing) or where,
+                    _param_token(instrs, last) or where,
                     f"computation {name}: parameter numbers must be 0..{len(params) - 1} "
-                    f"without gaps, but {n} is missing",
+                    f"without gaps, but there is parameter({last}) and no parameter({n})",
                 )
         return comp
 

@@ -180,7 +180,7 @@ class _Builder(Transformer[Token, Any]):
         is_root, name, name_at, shape_text, opcode, opcode_at, operands = simple_head(tok)
         shape = _SHAPES.get(shape_text)
         if shape is None:
-            shape = _fast_shape(Token.new_borrow_pos("ARRAY_SHAPE", shape_text, tok))
+            shape = _fast_shape(_sub_token(tok, shape_text, tok.index(shape_text, name_at + len(name))))
             if len(_SHAPES) < 4096:
                 _SHAPES[shape_text] = shape
         op_tok = _sub_token(tok, opcode, opcode_at)
@@ -564,29 +564,38 @@ def _first_control_char(text: str) -> tuple[int, int, str] | None:
 
 
 _TERMINAL_NAMES = {
-    "NAME": "a name", "PCT_NAME": "a %name", "INT": "an integer", "DECIMAL": "a number",
-    "STRING": "a string", "KEY_EQ": "attribute=", "NAME_COLON": "name:", "LPAR": "'('",
-    "RPAR": "')'", "LBRACE": "'{'", "RBRACE": "'}'", "LSQB": "'['", "RSQB": "']'",
-    "COMMA": "','", "EQUAL": "'='", "COLON": "':'", "LAYOUT_LBRACE": "a layout '{'",
-    "BLOB": "a {...} value", "ENTRY": "ENTRY", "ROOT": "ROOT", "$END": "end of input",
-    "__ANON_0": "'->'", "MORETHAN": "'>'", "LESSTHAN": "'<'", "QMARK": "'?'",
+    "NAME": "a name", "PCT_NAME": "a name", "DEF_NAME": "a name", "SIMPLE_HEAD": "a name",
+    "INT": "an integer", "DECIMAL": "a number", "STRING": "a string",
+    "KEY_EQ": "key=", "SIMPLE_ATTR": "key=", "BLOB_ATTR": "key=", "NAME_COLON": "name:",
+    "LAYOUT_LBRACE": "'{'", "INT_LIST": "'{'", "BLOB": "'{'", "ARRAY_SHAPE": "a shape",
+    "OPERAND_LIST": "'('", "PARAMS_ARROW": "'('", "$END": "end of input",
     "DXD": "NxM", "PAD": "low_high", "DIM_LABELS": "dimension labels",
 }  # fmt: skip
 
 
 def _describe(terminals: set[str] | frozenset[str]) -> tuple[str, ...]:
+    """Readable names of terminals; one entry per distinct description."""
     parser = hlo_parser()
-    out = []
+    out: set[str] = set()
     for t in terminals:
         if t in _TERMINAL_NAMES:
-            out.append(_TERMINAL_NAMES[t])
+            out.add(_TERMINAL_NAMES[t])
             continue
         try:
             pattern = parser.get_terminal(t).pattern
-            out.append(repr(pattern.value) if pattern.type == "str" else t.lower())
         except KeyError:
-            out.append(t)
-    return tuple(out)
+            continue
+        if pattern.type == "str":
+            out.add(repr(pattern.value))
+    return tuple(sorted(out))
+
+
+def _show(tok: Token) -> str:
+    """How an unexpected token is named in a message."""
+    text = str(tok)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return repr(text) if tok.type not in _TERMINAL_NAMES else f"{_TERMINAL_NAMES[tok.type]} {text!r}"
 
 
 def _syntax_error(exc: UnexpectedInput, text: str) -> HloError:
@@ -606,5 +615,5 @@ def _syntax_error(exc: UnexpectedInput, text: str) -> HloError:
         return HloError(msg, exc.line, exc.column, _describe(exc.allowed or set()))
     assert isinstance(exc, UnexpectedToken)
     tok = exc.token
-    msg = hint or f"unexpected {_describe({tok.type})[0]} {str(tok)!r}"
+    msg = hint or f"unexpected {_show(tok)}"
     return HloError(msg, tok.line, tok.column, _describe(exc.expected), max(1, len(str(tok))))

@@ -346,7 +346,8 @@ class Shape:
         return self.with_layout(None)
 
     def compatible(self, other: Shape) -> bool:
-        """Same element types and dimensions everywhere, layouts ignored (XLA's Compatible)."""
+        """Same element types and dimensions everywhere, layouts and `<=` bounds ignored and
+        `?` matching any size (XLA's ShapeUtil::Compatible)."""
         if self.element_type is not other.element_type:
             return False
         if self.is_tuple:
@@ -355,7 +356,12 @@ class Shape:
             )
         if self.element_type is PrimitiveType.BUFFER:
             return self.tuple_shapes[0].compatible(other.tuple_shapes[0])
-        return self.dimensions == other.dimensions and self.dynamic == other.dynamic
+        if self.dimensions == other.dimensions:
+            return True
+        return len(self.dimensions) == len(other.dimensions) and all(
+            a == b or a == UNBOUNDED or b == UNBOUNDED
+            for a, b in zip(self.dimensions, other.dimensions, strict=True)
+        )
 
     def same_dimensions(self, other: Shape) -> bool:
         return self.dimensions == other.dimensions
