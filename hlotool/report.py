@@ -13,7 +13,7 @@ def _console() -> Console:
     return Console(highlight=False)
 
 
-def _preview(a: np.ndarray, n: int = 4) -> str:
+def _preview(a: np.ndarray, n: int = 3) -> str:
     flat = a.reshape(-1)
     shown = ", ".join(_fmt(x) for x in flat[:n])
     return f"[{shown}{', ...' if flat.size > n else ''}]"
@@ -21,7 +21,7 @@ def _preview(a: np.ndarray, n: int = 4) -> str:
 
 def _fmt(x: Any) -> str:
     if isinstance(x, (np.floating, float)) or type(x).__module__.startswith("ml_dtypes"):
-        return f"{float(x):.6g}"
+        return f"{float(x):.5g}"
     if isinstance(x, (np.complexfloating, complex)):
         return f"{complex(x):.4g}"
     return str(x)
@@ -29,33 +29,47 @@ def _fmt(x: Any) -> str:
 
 def print_outputs(outputs: dict[str, np.ndarray]) -> None:
     """One row per output: shape, dtype, first values, min/max/mean."""
-    table = Table(title="outputs", title_justify="left")
-    for col in ("output", "shape", "dtype", "values", "min", "max", "mean"):
-        table.add_column(col, justify="right" if col in ("min", "max", "mean") else "left")
+    rows = []
     for key, a in outputs.items():
         stats = ["", "", ""]
         if a.size and (a.dtype.kind in "biuf" or type(a.dtype).__module__.startswith("ml_dtypes")):
             f = a.astype(np.float64)
             with np.errstate(all="ignore"):
                 stats = [_fmt(np.nanmin(f)), _fmt(np.nanmax(f)), _fmt(np.nanmean(f))]
-        table.add_row(key, str(list(a.shape)), str(a.dtype), _preview(a), *stats)
-    _console().print(table)
+        rows.append([key, str(list(a.shape)), str(a.dtype), *stats, _preview(a)])
+    columns = ("output", "shape", "dtype", "min", "max", "mean", "values")
+    _console().print(_table("outputs", columns, rows, flexible="values"))
+
+
+def _table(title: str, columns: tuple[str, ...], rows: list[list[str]], flexible: str) -> Table:
+    """A table whose columns keep their content's width except `flexible`, which
+    takes (and loses) the remaining space."""
+    table = Table(title=title, title_justify="left")
+    for i, col in enumerate(columns):
+        width = max([len(col)] + [len(r[i]) for r in rows])
+        if col == flexible:
+            table.add_column(col, ratio=1, overflow="fold")
+        else:
+            table.add_column(col, min_width=width, no_wrap=True,
+                             justify="right" if col in ("min", "max", "mean") else "left")
+    for r in rows:
+        table.add_row(*r)
+    return table
 
 
 def print_comparison(rows: list[dict[str, Any]], against: str) -> None:
     """The mismatch report of --expect / --reference."""
     ok = all(r["ok"] for r in rows)
-    table = Table(title=f"compared with {against}: {'match' if ok else 'MISMATCH'}",
-                  title_justify="left")
-    for col in ("output", "status", "max abs err", "max rel err", "worst index", "got", "expected",
-                "NaN got/exp", "Inf got/exp"):
-        table.add_column(col)
+    title = f"compared with {against}: {'match' if ok else 'MISMATCH'}"
+    columns = ("output", "max abs", "max rel", "worst at", "got", "want", "NaN", "Inf", "status")
+    table_rows = []
     for r in rows:
-        status = "[green]ok[/]" if r["ok"] else f"[red]{r['reason']}[/]"
-        table.add_row(
-            r["key"], status, f"{r['max_abs']:.3g}", f"{r['max_rel']:.3g}",
-            str(tuple(r["worst_index"])), _fmt(r["got_at_worst"]) if r["got_at_worst"] is not None else "",
+        table_rows.append([
+            r["key"], f"{r['max_abs']:.3g}", f"{r['max_rel']:.3g}",
+            str(tuple(r["worst_index"])),
+            _fmt(r["got_at_worst"]) if r["got_at_worst"] is not None else "",
             _fmt(r["want_at_worst"]) if r["want_at_worst"] is not None else "",
             f"{r['nan_got']}/{r['nan_want']}", f"{r['inf_got']}/{r['inf_want']}",
-        )
-    _console().print(table)
+            "ok" if r["ok"] else r["reason"],
+        ])
+    _console().print(_table(title, columns, table_rows, flexible="status"))

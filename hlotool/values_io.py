@@ -47,6 +47,8 @@ def save_npz(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
     names: dict[str, str] = {}
     for key, a in arrays.items():
         a = np.asarray(a)
+        if not a.flags.c_contiguous:
+            a = a.copy(order="C")
         if a.dtype.kind in _NATIVE_KINDS and a.dtype.name == np.dtype(a.dtype.name).name and not _is_ml(a.dtype):
             plain[key] = a
         else:

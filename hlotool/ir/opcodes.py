@@ -341,7 +341,7 @@ _ROWS: list[OpSpec] = [
     OpSpec(O.RNG, C.LEAF, None, (_enum("distribution", "rng_uniform rng_normal", required=True),),
            R.rng, shape_optional=False, side_effecting=True),
     OpSpec(O.RNG_BIT_GENERATOR, C.LEAF, 1,
-           (_enum("algorithm", "rng_default rng_three_fry rng_philox", default="rng_default"),),
+           (_enum("algorithm", "rng_default rng_three_fry rng_philox", required=True),),
            R.rng_bit_generator, shape_optional=False),
     OpSpec(O.RNG_GET_AND_UPDATE_STATE, C.LEAF, 0, (_a("delta", K.INT, required=True),),
            R.rng_get_and_update_state, shape_optional=False, side_effecting=True),

@@ -1,0 +1,12 @@
+"""The subcommands of `hlotool`, one module each (`add_arguments`, `run`, `HELP`).
+
+Command modules import heavy dependencies inside `run`, so building the argument parser
+stays cheap and `hlotool --help` starts fast.
+"""
+
+#: Command name -> module under hlotool.commands, in the order `--help` lists them.
+COMMANDS: dict[str, str] = {
+    "parse": "parse",
+    "print": "print_",
+    "run": "run",
+}

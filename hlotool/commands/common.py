@@ -1,0 +1,62 @@
+"""What every command shares: reading the input file, exit codes, usage errors."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hlotool.ir.module import Module
+
+EXIT_OK, EXIT_MISMATCH, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad command-line usage (exit 2, one line, no source position)."""
+
+
+class Source:
+    """An input file's name and text (kept for error reports)."""
+
+    def __init__(self, path: str) -> None:
+        self.name = "<stdin>" if path == "-" else path
+        if path == "-":
+            self.text = sys.stdin.read()
+        else:
+            try:
+                data = Path(path).read_bytes()
+            except OSError as exc:
+                raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+            self.text = data.decode("utf-8", errors="replace")
+
+
+def add_input(p: argparse.ArgumentParser) -> None:
+    """The FILE argument and --input-format, as every command takes them."""
+    p.add_argument("file", metavar="FILE", help="HLO (.hlo) or StableHLO (.mlir) text; - for stdin")
+    p.add_argument("--input-format", choices=("hlo", "stablehlo"),
+                   help="the input's language (default: by suffix and first token)")
+
+
+def load(args: argparse.Namespace, verify: bool = True, path: str | None = None) -> Module:
+    """Parse (and verify) the command's input; errors carry the source for reporting."""
+    from hlotool.frontend import parse_text
+
+    src = Source(path or args.file)
+    args._source = src
+    fmt = getattr(args, "input_format", None)
+    module = parse_text(src.text, src.name if src.name != "<stdin>" else "", fmt)
+    if verify:
+        from hlotool.verifier import verify as run_verifier
+
+        run_verifier(module)
+    return module
+
+
+def write_text(output: str | None, text: str) -> None:
+    """Write to a file, or to standard output when no file (or `-`) is given."""
+    if output and output != "-":
+        Path(output).write_text(text)
+    else:
+        sys.stdout.write(text)

@@ -1,0 +1,31 @@
+"""`hlotool print FILE [--format hlo|stablehlo]`: canonical text (a fixed point)."""
+
+from __future__ import annotations
+
+import argparse
+
+from hlotool.commands.common import EXIT_OK, UsageError, add_input, load, write_text
+
+HELP = "print a module in canonical text"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_input(p)
+    p.add_argument("--format", choices=("hlo", "stablehlo"), default="hlo")
+    p.add_argument("-o", "--output", help="write here instead of standard output")
+
+
+def run(args: argparse.Namespace) -> int:
+    module = load(args)
+    if args.format == "stablehlo":
+        try:
+            from hlotool.stablehlo_printer import print_stablehlo
+        except ImportError:
+            raise UsageError("printing as StableHLO is not supported yet") from None
+        text = print_stablehlo(module)
+    else:
+        from hlotool.printer import print_module
+
+        text = print_module(module)
+    write_text(args.output, text)
+    return EXIT_OK

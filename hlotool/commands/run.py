@@ -1,0 +1,107 @@
+"""`hlotool run FILE`: run the entry computation on a target, compare, summarize."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from hlotool.commands.common import EXIT_MISMATCH, EXIT_OK, UsageError, add_input, load
+
+HELP = "run the entry computation on a target"
+TARGETS = ("interp", "cpu", "gpu", "tpu")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_input(p)
+    p.add_argument("--target", default="cpu", choices=TARGETS)
+    p.add_argument("--inputs", help="npz with arg0, arg1, ... (default: random with --seed)")
+    p.add_argument("--output", help="write out0, out1, ... to this npz")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--expect", help="npz of expected outputs; exit 1 when they differ")
+    p.add_argument("--rtol", type=float, default=1e-5)
+    p.add_argument("--atol", type=float, default=1e-6)
+    p.add_argument("--reference", choices=("xla",), help="also run on XLA:CPU (needs jax) and compare")
+    p.add_argument("--pipeline", help="run this pass pipeline before executing")
+    p.add_argument("--passes", help="run these passes (a,b{opt=v},c) before executing")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from hlotool import values_io
+
+    module = load(args)
+    target = resolve_target(args.target)
+    if args.inputs:
+        inputs = values_io.entry_arguments(module, values_io.load_npz(args.inputs))
+    else:
+        inputs = values_io.random_arguments(module, args.seed)
+    if args.pipeline or args.passes:
+        from hlotool.commands.opt import apply_passes
+
+        apply_passes(module, args.pipeline, args.passes)
+    from hlotool.interpreter.core import Evaluator
+
+    with np.errstate(all="ignore"):
+        result = Evaluator(module).run(inputs)
+    outputs = values_io.output_arrays(result)
+    if args.output:
+        values_io.save_npz(args.output, outputs)
+    report: dict[str, Any] = {"target": target}
+    status = EXIT_OK
+    if args.expect:
+        want = values_io.load_npz(args.expect)
+        diffs = values_io.compare_outputs(outputs, want, args.rtol, args.atol)
+        report["comparison"] = [d.as_json() for d in diffs]
+        report["ok"] = all(d.ok for d in diffs)
+        if not report["ok"]:
+            status = EXIT_MISMATCH
+    if args.reference == "xla":
+        from hlotool.reference import run_xla
+
+        ref = values_io.output_arrays(run_xla(args._source.text, inputs, args._source.name))
+        diffs = values_io.compare_outputs(outputs, ref, args.rtol, args.atol)
+        report["reference"] = [d.as_json() for d in diffs]
+        if not all(d.ok for d in diffs):
+            status = EXIT_MISMATCH
+    if args.format == "json":
+        report["outputs"] = {k: array_summary(v) for k, v in outputs.items()}
+        print(json.dumps(report, default=str))
+    else:
+        from hlotool.report import print_comparison, print_outputs
+
+        if not args.output:
+            print_outputs(outputs)
+        for key in ("comparison", "reference"):
+            if key in report:
+                print_comparison(report[key], "expected" if key == "comparison" else "XLA:CPU")
+    return status
+
+
+def resolve_target(target: str) -> str:
+    """The target that will run; `cpu` falls back to the interpreter until its code
+    generator exists, and says so."""
+    if target == "interp":
+        return target
+    if target == "cpu":
+        print("hlotool: note: the cpu code generator is not built yet; running on the "
+              "reference interpreter", file=sys.stderr)
+        return "interp"
+    raise UsageError(f"target {target} is not available yet (available: interp, cpu)")
+
+
+def array_summary(a: Any) -> dict[str, Any]:
+    """Shape, dtype and min/max/mean of an output (JSON-friendly)."""
+    import numpy as np
+
+    a = np.asarray(a)
+    out: dict[str, Any] = {"shape": list(a.shape), "dtype": str(a.dtype)}
+    numeric = a.dtype.kind in "biuf" or type(a.dtype).__module__.startswith("ml_dtypes")
+    if a.size and numeric:
+        f = a.astype(np.float64)
+        with np.errstate(all="ignore"):
+            out.update(min=float(np.nanmin(f)), max=float(np.nanmax(f)), mean=float(np.nanmean(f)))
+    return out

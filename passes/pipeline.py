@@ -1,0 +1,166 @@
+"""The pass manager: ordered steps and fixed-point groups, with instruments called
+after every pass (verify, time, dump after change, fingerprint cross-check).
+
+One hook serves every consumer (xDSL's PassPipeline callback): `hlotool opt`, the
+test suite's verify-each, and the debugger's step list.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hlotool.ir.module import Module
+from hlotool.ir.structure import fingerprint
+from hlotool.passes.base import Pass
+
+
+@dataclass(frozen=True)
+class Step:
+    """One pass in a pipeline, with the one-line reason it is there."""
+
+    pass_: Pass
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class FixedPoint:
+    """Run the steps in order until none changes the module (at most `max_iterations`)."""
+
+    name: str
+    steps: tuple[Step | FixedPoint, ...]
+    max_iterations: int = 10
+    reason: str = ""
+
+
+@dataclass
+class StepResult:
+    """What one pass application did."""
+
+    index: int
+    spec: str
+    changed: bool
+    reported: bool
+    seconds: float
+    instructions_before: int
+    instructions_after: int
+    fingerprint: str
+
+
+Instrument = Callable[[Pass, Module, StepResult], None]
+
+
+@dataclass
+class Pipeline:
+    """A named list of steps."""
+
+    name: str
+    steps: tuple[Step | FixedPoint, ...]
+    summary: str = ""
+
+    def flat_steps(self) -> list[Step]:
+        """Every step once, fixed-point groups expanded (for listing)."""
+        return _flatten(self.steps)
+
+    def run(self, module: Module, instruments: Sequence[Instrument] = ()) -> list[StepResult]:
+        """Apply the pipeline in place; returns one result per pass application."""
+        runner = _Runner(list(instruments))
+        runner.steps(self.steps, module)
+        return runner.results
+
+
+def _flatten(steps: Sequence[Step | FixedPoint]) -> list[Step]:
+    out: list[Step] = []
+    for s in steps:
+        out.extend(_flatten(s.steps) if isinstance(s, FixedPoint) else [s])
+    return out
+
+
+@dataclass
+class _Runner:
+    instruments: list[Instrument]
+    results: list[StepResult] = field(default_factory=list)
+
+    def steps(self, steps: Sequence[Step | FixedPoint], module: Module) -> bool:
+        changed = False
+        for s in steps:
+            if isinstance(s, FixedPoint):
+                for _ in range(s.max_iterations):
+                    if not self.steps(s.steps, module):
+                        break
+                    changed = True
+            else:
+                changed |= self.one(s.pass_, module)
+        return changed
+
+    def one(self, p: Pass, module: Module) -> bool:
+        return run_pass(p, module, self.instruments, self.results)
+
+
+def run_pass(p: Pass, module: Module, instruments: Sequence[Instrument] = (),
+             results: list[StepResult] | None = None) -> bool:
+    """Apply one pass with instruments; returns whether the module changed (by
+    fingerprint, which is what counts)."""
+    before = fingerprint(module)
+    count_before = module.instruction_count
+    t0 = time.perf_counter()
+    reported = bool(p.run(module))
+    seconds = time.perf_counter() - t0
+    after = fingerprint(module)
+    index = len(results) if results is not None else 0
+    result = StepResult(index, p.spec, after != before, reported, seconds, count_before,
+                        module.instruction_count, after)
+    if results is not None:
+        results.append(result)
+    for instrument in instruments:
+        instrument(p, module, result)
+    return result.changed
+
+
+# -- instruments ---------------------------------------------------------------------------
+class PassContractError(Exception):
+    """A pass broke the module (verifier) or misreported whether it changed it."""
+
+
+def verify_after_each(p: Pass, module: Module, result: StepResult) -> None:
+    """Run the verifier after a pass; raise PassContractError naming the pass."""
+    from hlotool.diagnostics import HloError
+    from hlotool.verifier import verify
+
+    try:
+        verify(module)
+    except HloError as exc:
+        raise PassContractError(f"after pass {p.spec}: the module does not verify: "
+                                f"{exc.message}") from None
+
+
+def check_change_report(p: Pass, module: Module, result: StepResult) -> None:
+    """XLA's VerifyPassChangedReport: a pass that changed the module must say so, and a
+    pass that says it changed the module must have changed it."""
+    if result.changed != result.reported:
+        raise PassContractError(
+            f"pass {p.spec} reported changed={result.reported} but the module "
+            f"{'changed' if result.changed else 'did not change'}"
+        )
+
+
+@dataclass
+class DumpAfterChange:
+    """Write the module after every pass that changed it: NNN-<pass>.hlo in `directory`."""
+
+    directory: Path
+    count: int = 0
+
+    def __post_init__(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+
+    def __call__(self, p: Pass, module: Module, result: StepResult) -> None:
+        if not result.changed:
+            return
+        from hlotool.printer import print_module
+
+        self.count += 1
+        path = self.directory / f"{self.count:03d}-{p.name}.hlo"
+        path.write_text(print_module(module))
