@@ -59,7 +59,7 @@ def print_module(module: Module, options: PrintOptions = CANONICAL) -> str:
     frames = p.stack_frames(module) if options.metadata else ""
     if frames:
         parts.append(frames)
-    body = "\n\n".join(p.computation(c) for c in module.computations)
+    body = "\n\n".join(p.computation(c) for c in module.computations if not c.async_sugar)
     return "\n\n".join(parts) + "\n\n" + body + "\n\n"
 
 
@@ -148,7 +148,7 @@ class _Printer:
     # -- instructions ---------------------------------------------------------------------
     def instruction(self, ins: Instruction) -> str:
         root = "ROOT " if ins.is_root else ""
-        head = f"{root}{self.pct}{ins.name} = {shape_to_text(ins.shape)} {ins.opcode.value}"
+        head = f"{root}{self.pct}{ins.name} = {shape_to_text(ins.shape)} {_opcode_text(ins)}"
         if ins.opcode is Opcode.PARAMETER:
             args = str(ins.parameter_number)
         elif ins.opcode is Opcode.CONSTANT:
@@ -169,14 +169,26 @@ class _Printer:
         return ", ".join(parts)
 
     def attributes(self, ins: Instruction) -> list[str]:
+        out = self.opcode_attributes(ins)
+        if ins.async_wrapped and ins.opcode is Opcode.ASYNC_START:
+            out.extend(self.opcode_attributes(ins.attrs["calls"].root))
+        return out + self.generic_attributes(ins)
+
+    def opcode_attributes(self, ins: Instruction) -> list[str]:
         out = []
         for spec in OPS[ins.opcode].attrs:
+            if ins.async_wrapped and spec.key == "calls":
+                continue
             if spec.key not in ins.attrs:
                 continue
             value = ins.attrs[spec.key]
             if _is_default(spec, value):
                 continue
             out.append(f"{spec.key}={self.value(spec, value)}")
+        return out
+
+    def generic_attributes(self, ins: Instruction) -> list[str]:
+        out = []
         if ins.sharding is not None:
             out.append(f"sharding={{{ins.sharding.text}}}")
         if ins.frontend_attributes:
@@ -202,6 +214,13 @@ class _Printer:
         if spec.kind is AttrKind.COMPUTATIONS:
             return "{" + ", ".join(self.pct + c.name for c in v) + "}"
         return _FORMATTERS[spec.kind](v)
+
+
+def _opcode_text(ins: Instruction) -> str:
+    """The opcode as written; async ops in sugar form show the op they wrap."""
+    if ins.async_wrapped:
+        return ins.async_wrapped + ins.opcode.value[len("async"):]
+    return ins.opcode.value
 
 
 def _is_default(spec: AttrSpec, value: Any) -> bool:

@@ -21,6 +21,7 @@ from typing import Any
 from lark import Token
 from lark.exceptions import UnexpectedCharacters
 from lark.lexer import Lexer, LexerState
+from lark.parsers.lalr_analysis import Shift
 
 _SKIP = re.compile(r"(?:[ \t\r\n]+|/\*.*?\*/|//[^\n]*)*", re.S)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
@@ -48,10 +49,13 @@ _OPERAND_LIST = re.compile(
     r"(?:,[ \t\r\n]*%?[A-Za-z_][A-Za-z0-9_.\-]*[ \t\r\n]*)*)?\)"
 )
 _SIMPLE_HEAD = re.compile(
-    r"(ROOT[ \t\r\n]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=[ \t]*"
-    rf"((?:{_TYPES})\[(?:\d+(?:,\d+)*)?\](?:\{{\d+(?:,\d+)*\}})?)[ \t]+"
-    r"([A-Za-z_][A-Za-z0-9_.\-]*)"
-    r"\([ \t]*((?:%?[A-Za-z_][A-Za-z0-9_.\-]*[ \t]*(?:,[ \t]*%?[A-Za-z_][A-Za-z0-9_.\-]*[ \t]*)*)?"
+    r"(?P<root>ROOT[ \t\r\n]+)?"
+    r"(?:%(?P<pname>[A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*|(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)[ \t]+)"
+    r"=[ \t]*"
+    rf"(?P<shape>(?:{_TYPES})\[(?:\d+(?:,\d+)*)?\](?:\{{\d+(?:,\d+)*\}})?)[ \t]+"
+    r"(?P<op>[A-Za-z_][A-Za-z0-9_.\-]*)"
+    r"\([ \t]*(?P<body>(?:%?[A-Za-z_][A-Za-z0-9_.\-]*[ \t]*"
+    r"(?:,[ \t]*%?[A-Za-z_][A-Za-z0-9_.\-]*[ \t]*)*)?"
     r"|-?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?[ \t]*|-(?:inf|nan)[ \t]*)\)"
 )
 _PARAMS_ARROW = re.compile(
@@ -96,30 +100,28 @@ def simple_head(tok: Token) -> tuple[bool, str, int, str, str, int, list[str] | 
     SIMPLE_HEAD token; operands are names, or the payload token of constant/parameter."""
     m = _SIMPLE_HEAD.match(tok)
     assert m is not None
-    body = m.group(5)
-    opcode = m.group(4)
-    if opcode in _NOT_SIMPLE:
+    name_group = "pname" if m.group("pname") is not None else "name"
+    head = (m.group("root") is not None, m.group(name_group), m.start(name_group),
+            m.group("shape"), m.group("op"), m.start("op"))
+    body = m.group("body")
+    if m.group("op") in _NOT_SIMPLE:
         text = body.strip()
         kind = ("INT" if _INT_TEXT.fullmatch(text) else
                 "DECIMAL" if text[0] in "-0123456789" else "NAME")
-        payload = _inner_token(tok, kind, text, m.start(5))
-        return (m.group(1) is not None, m.group(2), m.start(2), m.group(3), opcode,
-                m.start(4), payload)
+        return (*head, _inner_token(tok, kind, text, m.start("body")))
     names = [n.strip().lstrip("%") for n in body.split(",")] if body.strip() else []
-    return (m.group(1) is not None, m.group(2), m.start(2), m.group(3), opcode,
-            m.start(4), names)
+    return (*head, names)
 
 
 def _simple_ok(m: re.Match[str]) -> bool:
     """A SIMPLE_HEAD match is usable: operands for ordinary opcodes, an integer for
     parameter, a scalar for constant."""
-    opcode, body = m.group(4), m.group(5)
+    opcode, body = m.group("op"), m.group("body").strip()
     if opcode == "parameter":
-        return _INT_TEXT.fullmatch(body.strip()) is not None and body.strip()[0] != "-"
+        return _INT_TEXT.fullmatch(body) is not None and body[0] != "-"
     if opcode == "constant":
-        text = body.strip()
-        return bool(text) and "," not in text and not text.startswith("%")
-    return not body or body.strip()[:1] not in "-0123456789"
+        return bool(body) and "," not in body and not body.startswith("%")
+    return not body or body[0] not in "-0123456789"
 
 
 def _scan_blob(text: str, pos: int) -> int:
@@ -143,6 +145,26 @@ def _scan_blob(text: str, pos: int) -> int:
             continue
         i += 1
     return -1
+
+
+def would_shift(states: dict[Any, dict[str, Any]], stack: list[Any], kind: str) -> bool:
+    """Whether the parser would shift a token of this kind after the reductions it
+    triggers. LALR merges states, so a kind can be a lookahead of the current state and
+    still be rejected once the reductions have run."""
+    stack = stack[-24:]
+    while True:
+        action = states[stack[-1]].get(kind)
+        if action is None:
+            return False
+        act, arg = action
+        if act is Shift:
+            return True
+        size = len(arg.expansion)
+        if size >= len(stack):
+            return True
+        if size:
+            del stack[-size:]
+        stack.append(states[stack[-1]][arg.origin.name][1])
 
 
 def make_token(kind: str, value: str, pos: int, line: int, col: int) -> Token:
@@ -203,7 +225,7 @@ def operand_names(tok: Token) -> list[Token]:
     if tok.type == "SIMPLE_HEAD":
         m = _SIMPLE_HEAD.match(text)
         assert m is not None
-        start = m.start(5)
+        start = m.start("body")
     return [_inner_token(tok, "NAME", m.group(1), m.start(1))
             for m in _OPERAND_NAME.finditer(text, start)]
 
@@ -243,6 +265,8 @@ class HloLexer(Lexer):
             c = text[pos]
             accepts = states[stack[-1]]
             kind, value = self._token_at(text, pos, c, accepts, line, col)
+            if kind in ("SIMPLE_ATTR", "BLOB_ATTR") and not would_shift(states, stack, kind):
+                kind, value = "COMMA", ","
             tok = make_token(kind, value, pos, line, col)
             newlines = value.count("\n") if kind in ("BLOB", "STRING") else 0
             if newlines:

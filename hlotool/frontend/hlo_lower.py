@@ -156,7 +156,11 @@ class _Lowering:
         opcode_tok = ast.opcode
         opcode = BY_NAME.get(str(opcode_tok))
         if opcode is None:
-            raise error_at(opcode_tok, f"unknown opcode '{opcode_tok}'", _opcode_suggestions(opcode_tok))
+            sugar = _async_sugar(str(opcode_tok))
+            if sugar is None:
+                raise error_at(opcode_tok, f"unknown opcode '{opcode_tok}'",
+                               _opcode_suggestions(opcode_tok))
+            return self.async_sugar(ast, comp, scope, params, *sugar)
         spec = OPS[opcode]
         name_tok = ast.name
         if ast.operand_list is not None:
@@ -202,6 +206,62 @@ class _Lowering:
             ins.attrs["calls"].fusion_instruction = ins
         comp.add_instruction(ins)
         return ins
+
+    def async_sugar(self, ast: InstrAst, comp: Computation, scope: dict[str, Instruction],
+                    params: dict[int, Instruction], kind: Opcode, wrapped: Opcode) -> Instruction:
+        """`X-start/-update/-done`: an async op wrapping one X instruction (XLA's sugar)."""
+        tok = ast.opcode
+        operands = (self.plain_operands(ast, scope) if ast.operand_list is not None else
+                    [self.operand(op, comp, scope, params) for op in ast.operands])
+        ins = Instruction(name="", opcode=kind, shape=_PLACEHOLDER, async_wrapped=wrapped.value)
+        own = [a for a in ast.attrs if a.name in GENERIC_ATTRIBUTES
+               or (kind is Opcode.ASYNC_START and a.name == "async_execution_thread")]
+        theirs = [a for a in ast.attrs if a not in own]
+        if kind is Opcode.ASYNC_START:
+            if ast.shape is None or not ast.shape.is_tuple or len(ast.shape.tuple_shapes) < 2:
+                raise error_at(tok, f"{tok} needs its shape written: ((operands...), result, "
+                               f"context...)")
+            ins.attrs["calls"] = self.wrapped_computation(
+                ast, wrapped, [o.shape for o in operands], ast.shape.tuple_shapes[1], theirs)
+        else:
+            if theirs:
+                raise error_at(theirs[0].key, f"{tok} takes no attributes of {wrapped.value}; "
+                               f"they belong on {wrapped.value}-start")
+            if len(operands) != 1 or operands[0].async_wrapped != wrapped.value:
+                raise error_at(tok, f"{tok} takes one operand, a {wrapped.value}-start or "
+                               f"{wrapped.value}-update")
+            ins.attrs["calls"] = operands[0].attrs["calls"]
+        self.attributes(ins, InstrAst(ast.name, None, tok, [], attrs=own), scope)
+        ins.shape = ast.shape if ast.shape is not None else self.infer(ins, operands, tok)
+        ins.set_operands(operands)
+        ins.name = self.define(ast.name, ins, scope, kind)
+        where = ast.name if ast.name is not None else tok
+        ins.location = (where.line or 0, where.column or 0)
+        comp.add_instruction(ins)
+        return ins
+
+    def wrapped_computation(self, ast: InstrAst, wrapped: Opcode, operand_shapes: list[Shape],
+                            result: Shape, attrs: list[AttrAst]) -> Computation:
+        """The one-instruction computation an async sugar op calls (never printed)."""
+        base = f"{ast.name or wrapped.value}.wrapped"
+        name, n = base, 0
+        while name in self.computations or name in self.later_names:
+            n += 1
+            name = f"{base}.{n}"
+        comp = Computation(name, async_sugar=True)
+        params = []
+        for i, shape in enumerate(operand_shapes):
+            p = Instruction(f"param_{i}", Opcode.PARAMETER, shape, parameter_number=i)
+            comp.add_instruction(p)
+            params.append(p)
+        inner = Instruction(wrapped.value, wrapped, result)
+        self.attributes(inner, InstrAst(ast.name, None, ast.opcode, [], attrs=attrs), {})
+        inner.set_operands(params)
+        comp.add_instruction(inner)
+        comp.root = inner
+        self.module.add_computation(comp)
+        self.computations[name] = comp
+        return comp
 
     def define(self, tok: Token | None, ins: Instruction, scope: dict[str, Instruction],
                opcode: Opcode) -> str:
@@ -883,6 +943,20 @@ def _param_token(instrs: list[InstrAst], n: int) -> Token | None:
     for ins in instrs:
         if ins.opcode == "parameter" and ins.payload is not None and int(ins.payload) == n:
             return ins.payload
+    return None
+
+
+_ASYNC_SUFFIXES = {"-start": Opcode.ASYNC_START, "-update": Opcode.ASYNC_UPDATE,
+                   "-done": Opcode.ASYNC_DONE}
+
+
+def _async_sugar(name: str) -> tuple[Opcode, Opcode] | None:
+    """(async opcode, wrapped opcode) for `X-start`, `X-update`, `X-done`."""
+    for suffix, kind in _ASYNC_SUFFIXES.items():
+        if name.endswith(suffix):
+            wrapped = BY_NAME.get(name[: -len(suffix)])
+            if wrapped is not None and wrapped not in (Opcode.PARAMETER, Opcode.CONSTANT):
+                return kind, wrapped
     return None
 
 

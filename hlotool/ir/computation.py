@@ -27,6 +27,9 @@ class Computation:
     execution_thread: str = "main"
     #: Set on fusion computations: the fusion instruction that calls this one.
     fusion_instruction: Instruction | None = None
+    #: Wraps the one instruction of an async op written in sugar form (`negate-start`):
+    #: the printer shows it through that op instead of printing the computation.
+    async_sugar: bool = False
     #: (line, column) of the name in the source text, (0, 0) when made by a pass.
     location: tuple[int, int] = (0, 0)
 

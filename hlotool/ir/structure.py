@@ -50,7 +50,7 @@ def _find_clone(module: Module, ins: Instruction) -> Instruction | None:
 def clone_computation(comp: Computation, comp_map: dict[int, Computation]) -> Computation:
     """Copy a computation; called computations are mapped through `comp_map` (by id)."""
     new = Computation(comp.name, is_entry=comp.is_entry, execution_thread=comp.execution_thread,
-                      location=comp.location)
+                      async_sugar=comp.async_sugar, location=comp.location)
     ins_map: dict[int, Instruction] = {}
     for ins in comp.instructions:
         copy = clone_instruction(ins, [ins_map[id(o)] for o in ins.operands], comp_map)
