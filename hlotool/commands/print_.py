@@ -11,13 +11,15 @@ HELP = "print a module in canonical text"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_input(p)
-    p.add_argument("--format", choices=("hlo", "stablehlo"), default="hlo")
+    p.add_argument("--format", choices=("hlo", "stablehlo"),
+                   help="output language (default: the input's)")
     p.add_argument("-o", "--output", help="write here instead of standard output")
 
 
 def run(args: argparse.Namespace) -> int:
     module = load(args)
-    if args.format == "stablehlo":
+    fmt = args.format or ("stablehlo" if _input_is_stablehlo(args) else "hlo")
+    if fmt == "stablehlo":
         try:
             from hlotool.stablehlo_printer import print_stablehlo
         except ImportError:
@@ -29,3 +31,12 @@ def run(args: argparse.Namespace) -> int:
         text = print_module(module)
     write_text(args.output, text)
     return EXIT_OK
+
+
+def _input_is_stablehlo(args: argparse.Namespace) -> bool:
+    from hlotool.frontend import is_stablehlo_text
+
+    if args.input_format:
+        return bool(args.input_format == "stablehlo")
+    src = args._source
+    return is_stablehlo_text(src.text, src.name if src.name != "<stdin>" else "")

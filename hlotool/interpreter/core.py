@@ -78,10 +78,13 @@ class Evaluator:
                 continue
             fn = IMPLS.get(ins.opcode)
             if fn is None:
-                raise Unsupported(f"the interpreter cannot run {ins.opcode.value} "
-                                  f"(instruction {ins.name} in {comp.name})")
+                raise _at(Unsupported(f"the interpreter cannot run {ins.opcode.value} "
+                                      f"(instruction {ins.name} in {comp.name})"), ins)
             operands = [env[id(o)] for o in ins.operands]
-            env[id(ins)] = fn(self, ins, operands)
+            try:
+                env[id(ins)] = fn(self, ins, operands)
+            except HloError as exc:
+                raise _at(exc, ins) from None
         assert comp.root is not None
         return env[id(comp.root)]
 
@@ -92,6 +95,14 @@ class Evaluator:
             order = comp.post_order()
             self._orders[key] = order
         return order
+
+
+def _at(exc: HloError, ins: Instruction) -> HloError:
+    """Give an error the source position of the instruction that raised it."""
+    if not exc.line and ins.location[0]:
+        exc.line, exc.column = ins.location
+        exc.width = max(1, len(ins.name))
+    return exc
 
 
 def _load_kernels() -> None:

@@ -127,3 +127,13 @@ def test_reference_xla(capsys: pytest.CaptureFixture[str]) -> None:
     report = json.loads(capsys.readouterr().out)
     assert code == 0, report
     assert all(r["ok"] for r in report["reference"])
+
+
+def test_unsupported_custom_call_is_named_with_position(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "cc.hlo"
+    path.write_text('HloModule m\nENTRY e {\n  p = f32[10] parameter(0)\n'
+                    '  ROOT c = f32[10] custom-call(p), custom_call_target="my_kernel"\n}\n')
+    assert main(["run", str(path), "--target", "interp"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:4:8: error: custom-call target 'my_kernel' is not supported")
