@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hlotool.commands.common import EXIT_MISMATCH, EXIT_OK, UsageError, add_input, load
+
+if TYPE_CHECKING:
+    from hlotool.ir.module import Module
 
 HELP = "run the entry computation on a target"
 TARGETS = ("interp", "cpu", "gpu", "tpu")
@@ -39,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
         inputs = values_io.entry_arguments(module, values_io.load_npz(args.inputs))
     else:
         inputs = values_io.random_arguments(module, args.seed)
+    module = _specialize_dynamic(module, args, inputs)
     if args.pipeline or args.passes:
         from hlotool.commands.opt import apply_passes
 
@@ -79,6 +83,18 @@ def run(args: argparse.Namespace) -> int:
             if key in report:
                 print_comparison(report[key], "expected" if key == "comparison" else "XLA:CPU")
     return status
+
+
+def _specialize_dynamic(module: Module, args: argparse.Namespace, inputs: list[Any]) -> Module:
+    """A shape-polymorphic StableHLO module, lowered again with the inputs' shapes."""
+    from hlotool.frontend import is_stablehlo_text
+
+    src = args._source
+    if not is_stablehlo_text(src.text, src.name if src.name != "<stdin>" else ""):
+        return module
+    from hlotool.frontend.stablehlo import is_dynamic, specialize_for_values
+
+    return specialize_for_values(src.text, inputs) if is_dynamic(module) else module
 
 
 def resolve_target(target: str) -> str:

@@ -39,8 +39,11 @@ def soup_text(items: Soup) -> str:
     out: list[str] = []
     for item in items:
         piece = _item_text(item)
-        if out and not (piece[:1] in _NO_SPACE_BEFORE or out[-1][-1:] in _NO_SPACE_AFTER
-                        or out[-1].endswith("x") and out[-1].startswith("tensor<")):
+        if out and not (
+            piece[:1] in _NO_SPACE_BEFORE
+            or out[-1][-1:] in _NO_SPACE_AFTER
+            or (out[-1].endswith("x") and out[-1].startswith("tensor<"))
+        ):
             out.append(" ")
         out.append(piece)
     return "".join(out)
@@ -369,4 +372,5 @@ class Signature:
 
     inputs: tuple[MlirType, ...]
     results: tuple[MlirType, ...] | None
-    tok: Token | None = None
+    #: `: (T1, T2)` without `-> ...` (an error, reported at the op).
+    paren: bool = False

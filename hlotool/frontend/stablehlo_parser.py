@@ -11,18 +11,19 @@ from __future__ import annotations
 import functools
 import os
 import re
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from hlotool.diagnostics import HloError, error_at
-from hlotool.frontend.hlo_parser import GRAMMAR_DIR
 from hlotool.frontend.stablehlo_ast import (
     ArgAst,
     BlockArg,
-    BuiltinType,
     Brackets,
+    BuiltinType,
     Comma,
     ComplexType,
     DenseArrayAttr,
@@ -59,6 +60,7 @@ from hlotool.frontend.stablehlo_ast import (
 )
 from hlotool.frontend.stablehlo_pretty import normalize_pretty, reduce_from_pretty
 
+GRAMMAR_DIR = Path(str(resources.files("hlotool.grammar")))
 _HEADER = "header"
 
 
@@ -139,6 +141,7 @@ class _Builder(Transformer[Token, Any]):
             elif isinstance(item, OpAst):
                 _add_module_item(loose, item)
         if loose.funcs or loose.others:
+            loose.tok = loose.funcs[0].tok if loose.funcs else loose.others[0].tok
             file.modules.append(loose)
         return file
 
@@ -156,8 +159,8 @@ class _Builder(Transformer[Token, Any]):
         return ("resources", {k.strip('"'): v for k, v in blobs.items()})
 
     def module_op(self, c: list[Any]) -> ModuleAst:
-        module = ModuleAst(None, None, None)
-        for item in c:
+        module = ModuleAst(None, c[0], None)
+        for item in c[1:]:
             if isinstance(item, Token) and item.type == "SYMBOL":
                 module.name, module.tok = _symbol(item), item
             elif isinstance(item, DictAttr):
@@ -269,7 +272,7 @@ class _Builder(Transformer[Token, Any]):
             elif isinstance(item, tuple) and item[0] == "regions":
                 op.regions = item[1]
             elif isinstance(item, DictAttr):
-                _merge_attrs(op, item.entries, item)
+                _merge_attrs(op, item.entries)
             elif isinstance(item, FunctionType):
                 op.operand_types = list(item.inputs)
                 op.result_types = list(item.results)
@@ -355,7 +358,7 @@ class _Builder(Transformer[Token, Any]):
         return tuple(x for x in c if x is not None)
 
     def while_op(self, c: list[Any]) -> OpAst:
-        op = OpAst("stablehlo.while", c[0].tok if c and isinstance(c[0], tuple) else Token("NAME", ""))
+        op = OpAst("stablehlo.while", c[0])
         args: list[tuple[Token, ValueRef]] = []
         types: list[MlirType] = []
         regions: list[RegionAst] = []
@@ -365,17 +368,20 @@ class _Builder(Transformer[Token, Any]):
             elif isinstance(item, MlirType):
                 types.append(item)
             elif isinstance(item, DictAttr):
-                _merge_attrs(op, item.entries, item)
+                _merge_attrs(op, item.entries)
             elif isinstance(item, RegionAst):
                 regions.append(item)
         if len(types) != len(args):
-            raise error_at(op.tok, f"stablehlo.while has {len(args)} operands but "
-                           f"{len(types)} types")
+            raise error_at(
+                op.tok, f"stablehlo.while has {len(args)} operands but {len(types)} types"
+            )
         op.operands = [init for _, init in args]
         op.operand_types = list(types)
         op.result_types = list(types)
         for region in regions:
-            region.args = [BlockArg(str(tok), t, tok) for (tok, _), t in zip(args, types, strict=True)]
+            region.args = [
+                BlockArg(str(tok), t, tok) for (tok, _), t in zip(args, types, strict=True)
+            ]
         op.regions = regions
         return op
 
@@ -384,9 +390,10 @@ class _Builder(Transformer[Token, Any]):
         return (name, _value_ref(init))
 
     def reduce_op(self, c: list[Any]) -> OpAst:
-        inputs = [x for x in c if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], ValueRef)]
-        body = c[-1]
-        return reduce_from_pretty(inputs, body)
+        inputs = [
+            x for x in c if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], ValueRef)
+        ]
+        return reduce_from_pretty(c[0], inputs, c[-1])
 
     @v_args(inline=True)
     def reduce_input(self, value: Token, init: Token) -> tuple[ValueRef, ValueRef]:
@@ -396,7 +403,9 @@ class _Builder(Transformer[Token, Any]):
         return ("applies", c[0], c[1], _first(c, DictAttr), c[-1])
 
     def reduce_region(self, c: list[Any]) -> tuple[str, Any, ...]:
-        pairs = [x for x in c if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], BlockArg)]
+        pairs = [
+            x for x in c if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], BlockArg)
+        ]
         return ("region", c[0], _first(c, DictAttr), _first(c, Signature), pairs, c[-1])
 
     @v_args(inline=True)
@@ -404,13 +413,11 @@ class _Builder(Transformer[Token, Any]):
         return (a, b)
 
     def manual_op(self, c: list[Any]) -> OpAst:
-        op = OpAst("sdy.manual_computation", Token("NAME", "sdy.manual_computation"))
+        op = OpAst("sdy.manual_computation", c[0])
         args: list[BlockArg] = []
         for item in c:
             if isinstance(item, Token) and item.type == "VALUE":
                 op.operands.append(_value_ref(item))
-                if op.tok.line is None:
-                    op.tok = item
             elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
                 op.attrs[item[0]] = item[1]
             elif isinstance(item, BlockArg):
@@ -428,13 +435,10 @@ class _Builder(Transformer[Token, Any]):
 
     # -- types -------------------------------------------------------------------------------
     def signature(self, c: list[Any]) -> Signature:
-        kind, inputs = c[0]
+        kind, inputs, _ = c[0]
         if len(c) > 1:
             return Signature(tuple(inputs), tuple(c[2][1]))
-        if kind == "paren":
-            raise error_at(c[0][2], "a parenthesised type list must be followed by '->' and "
-                           "the result types", ("->",))
-        return Signature(tuple(inputs), None)
+        return Signature(tuple(inputs), None, paren=kind == "paren")
 
     def type_list(self, c: list[Any]) -> tuple[str, list[MlirType], Any]:
         return ("list", _present(c), None)
@@ -497,8 +501,8 @@ class _Builder(Transformer[Token, Any]):
     @v_args(inline=True)
     def dense_attr(self, tok: Token, type_: MlirType) -> DenseAttr:
         if tok.type == "DENSE_RESOURCE":
-            return DenseAttr(str(tok)[len("dense_resource<"):-1].strip(), type_, tok, True)
-        return DenseAttr(str(tok)[len("dense<"):-1], type_, tok)
+            return DenseAttr(str(tok)[len("dense_resource<") : -1].strip(), type_, tok, True)
+        return DenseAttr(str(tok)[len("dense<") : -1], type_, tok)
 
     @v_args(inline=True)
     def array_attr(self, tok: Token) -> DenseArrayAttr:
@@ -559,7 +563,7 @@ def _entries(pairs: list[tuple[Token, Any]]) -> tuple[tuple[str, Any], ...]:
     return tuple((k, v) for k, v, _ in out)
 
 
-def _merge_attrs(op: OpAst, entries: tuple[tuple[str, Any], ...], where: DictAttr | None = None) -> None:
+def _merge_attrs(op: OpAst, entries: tuple[tuple[str, Any], ...]) -> None:
     for key, value in entries:
         if key in op.attrs:
             raise error_at(op.tok, f"attribute '{key}' is given twice")
@@ -626,7 +630,7 @@ def _add_module_item(module: ModuleAst, op: OpAst) -> None:
         module.others.append(op)
 
 
-# -- loading -------------------------------------------------------------------------------
+# -- loading --------------------------------------------------------------------------------
 
 
 def _cache_path() -> str | bool:
@@ -700,13 +704,21 @@ def _syntax_error(exc: UnexpectedInput, text: str) -> HloError:
     ):
         lines = text.splitlines() or [""]
         expected = _describe(getattr(exc, "expected", set()))
-        return HloError("unexpected end of input (unclosed '{' or missing ':' types?)",
-                        len(lines), len(lines[-1]) + 1, expected)
+        return HloError(
+            "unexpected end of input (unclosed '{' or missing ':' types?)",
+            len(lines),
+            len(lines[-1]) + 1,
+            expected,
+        )
     if isinstance(exc, UnexpectedCharacters):
         ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
-        return HloError(f"unexpected character {ch!r}", exc.line, exc.column,
-                        _describe(exc.allowed or set()))
+        return HloError(
+            f"unexpected character {ch!r}", exc.line, exc.column, _describe(exc.allowed or set())
+        )
     assert isinstance(exc, UnexpectedToken)
     tok = exc.token
-    return HloError(f"unexpected {_describe({tok.type})[0]} {str(tok)!r}", tok.line, tok.column,
-                    _describe(exc.expected), max(1, len(str(tok))))
+    what = _describe({tok.type})[0]
+    shown = what if what == repr(str(tok)) else f"{what} {str(tok)!r}"
+    return HloError(
+        f"unexpected {shown}", tok.line, tok.column, _describe(exc.expected), max(1, len(str(tok)))
+    )

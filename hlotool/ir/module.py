@@ -18,7 +18,7 @@ class EntryLayout:
     result: Shape
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, slots=True, weakref_slot=True)
 class Module:
     """An HLO module. `computations` keeps callees before callers (text order)."""
 
