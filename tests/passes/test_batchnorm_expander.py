@@ -1,0 +1,12 @@
+"""batchnorm-expander: golden cases (tests/passes/data/batchnorm-expander.hlo)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.passes.golden import GoldenCase, case_params, run_case
+
+
+@pytest.mark.parametrize("case", case_params("batchnorm-expander"))
+def test_golden(case: GoldenCase) -> None:
+    run_case(case)

@@ -1,0 +1,12 @@
+"""dot-decomposer: golden cases (tests/passes/data/dot-decomposer.hlo)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.passes.golden import GoldenCase, case_params, run_case
+
+
+@pytest.mark.parametrize("case", case_params("dot-decomposer"))
+def test_golden(case: GoldenCase) -> None:
+    run_case(case)

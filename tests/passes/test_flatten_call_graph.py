@@ -1,0 +1,12 @@
+"""flatten-call-graph: golden cases (tests/passes/data/flatten-call-graph.hlo)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.passes.golden import GoldenCase, case_params, run_case
+
+
+@pytest.mark.parametrize("case", case_params("flatten-call-graph"))
+def test_golden(case: GoldenCase) -> None:
+    run_case(case)

@@ -1,0 +1,12 @@
+"""reshape-mover: golden cases (tests/passes/data/reshape-mover.hlo)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.passes.golden import GoldenCase, case_params, run_case
+
+
+@pytest.mark.parametrize("case", case_params("reshape-mover"))
+def test_golden(case: GoldenCase) -> None:
+    run_case(case)

@@ -1,0 +1,12 @@
+"""topk-decomposer: golden cases (tests/passes/data/topk-decomposer.hlo)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.passes.golden import GoldenCase, case_params, run_case
+
+
+@pytest.mark.parametrize("case", case_params("topk-decomposer"))
+def test_golden(case: GoldenCase) -> None:
+    run_case(case)
