@@ -71,6 +71,11 @@ def print_instruction(ins: Instruction, options: PrintOptions = CANONICAL) -> st
     return _Printer(options).instruction(ins)
 
 
+def print_attributes(ins: Instruction, options: PrintOptions = CANONICAL) -> list[str]:
+    """The instruction's `key=value` attributes as the printer writes them, in order."""
+    return _Printer(options).attributes(ins)
+
+
 class _Printer:
     def __init__(self, options: PrintOptions) -> None:
         self.o = options
@@ -404,5 +409,5 @@ _FORMATTERS: dict[AttrKind, Callable[[Any], str]] = {
     AttrKind.RAW: str,
 }
 
-__all__ = ["CANONICAL", "SHORT", "PrintOptions", "Shape", "print_computation",
-           "print_instruction", "print_module"]  # fmt: skip
+__all__ = ["CANONICAL", "SHORT", "PrintOptions", "Shape", "print_attributes",
+           "print_computation", "print_instruction", "print_module"]  # fmt: skip

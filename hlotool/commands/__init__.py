@@ -9,4 +9,5 @@ COMMANDS: dict[str, str] = {
     "parse": "parse",
     "print": "print_",
     "run": "run",
+    "graph": "graph",
 }

@@ -1,0 +1,107 @@
+"""`hlotool graph FILE [-o OUT.svg|.png|.dot]`: draw a module with Graphviz, fusions as
+clusters; `hlotool graph --diff A B` draws B coloured by what changed since A."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hlotool.commands.common import EXIT_OK, UsageError, load
+
+if TYPE_CHECKING:
+    from hlotool.graph import Graph
+    from hlotool.ir.module import Module
+
+HELP = "draw the module with Graphviz (fusions as clusters); .svg, .png or .dot by suffix"
+DEFAULT_MAX_NODES = 1500
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", nargs="?",
+                   help="HLO (.hlo) or StableHLO (.mlir) text; - for stdin")
+    p.add_argument("--input-format", choices=("hlo", "stablehlo"),
+                   help="the input's language (default: by suffix and first token)")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="OUT.svg, OUT.png or OUT.dot (default: FILE with .svg)")
+    p.add_argument("--computation", metavar="C", help="draw computation C instead of the entry")
+    p.add_argument("--neighborhood", metavar="NAME",
+                   help="draw only what is within --radius edges of instruction NAME")
+    p.add_argument("--radius", type=int, default=3, metavar="N",
+                   help="hops around --neighborhood (default 3)")
+    p.add_argument("--collapse-fusions", action="store_true",
+                   help="draw each fusion as one node instead of a cluster")
+    p.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES, metavar="N",
+                   help=f"leave out nodes beyond N, keeping those nearest the ROOT "
+                        f"(default {DEFAULT_MAX_NODES}; 0: no limit)")
+    p.add_argument("--after-pipeline", metavar="NAME",
+                   help="run this pass pipeline before drawing")
+    p.add_argument("--diff", nargs=2, metavar=("A", "B"),
+                   help="draw B, colouring what was added, removed or fused since A")
+
+
+def run(args: argparse.Namespace) -> int:
+    from hlotool import graph as G
+
+    _check_arguments(args)
+    options = G.GraphOptions(computation=args.computation,
+                             collapse_fusions=args.collapse_fusions,
+                             neighborhood=args.neighborhood, radius=args.radius,
+                             max_nodes=args.max_nodes)
+    output = args.output or _default_output(args)
+    try:
+        G.output_format(output)
+        if args.diff:
+            before, after = (load(args, path=p) for p in args.diff)
+            names = (Path(args.diff[0]).name, Path(args.diff[1]).name)
+            drawing = G.draw_diff(before, after, options, names)
+        else:
+            drawing = G.draw(_load_module(args), options)
+        G.write(drawing, output)
+    except (G.GraphError, G.GraphvizMissing, G.RenderError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    print(_summary(drawing, output))
+    return EXIT_OK
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    if args.diff and args.file:
+        raise UsageError("give either FILE or --diff A B, not both")
+    if not args.diff and not args.file:
+        raise UsageError("give a FILE to draw (or --diff A B)")
+    if args.diff and args.after_pipeline:
+        raise UsageError("--after-pipeline draws one module; with --diff, run `hlotool opt` "
+                         "first and diff the two files")
+    if args.radius < 0 or args.max_nodes < 0:
+        raise UsageError("--radius and --max-nodes must not be negative")
+
+
+def _default_output(args: argparse.Namespace) -> str:
+    """FILE with its last suffix replaced by .svg (B.diff.svg for a diff)."""
+    source = args.diff[1] if args.diff else args.file
+    if source == "-":
+        raise UsageError("reading standard input: name the output with -o OUT.svg")
+    path = Path(source)
+    return str(path.with_suffix(".diff.svg" if args.diff else ".svg"))
+
+
+def _load_module(args: argparse.Namespace) -> Module:
+    module = load(args)
+    if args.after_pipeline:
+        try:
+            from hlotool.commands.opt import apply_passes
+        except ImportError:
+            raise UsageError("--after-pipeline needs the pass pipelines of `hlotool opt`, "
+                             "which this build does not have yet") from None
+        apply_passes(module, args.after_pipeline, None)
+    return module
+
+
+def _summary(drawing: Graph, output: str) -> str:
+    from hlotool.graph import NodeKind
+
+    nodes = len(drawing.instruction_nodes())
+    clusters = sum(1 for c in drawing.clusters if c.is_fusion)
+    notes = sum(1 for n in drawing.nodes if n.kind is NodeKind.NOTE)
+    extra = " (some left out: see the note in the drawing)" if notes else ""
+    return f"wrote {output}: {nodes} nodes, {clusters} fusion clusters{extra}"
