@@ -9,5 +9,6 @@ COMMANDS: dict[str, str] = {
     "parse": "parse",
     "print": "print_",
     "run": "run",
+    "test": "test",
     "graph": "graph",
 }

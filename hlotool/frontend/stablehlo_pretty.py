@@ -172,6 +172,8 @@ def _signature_types(op: OpAst, sig: Signature | None, n_operands: int) -> None:
         op.result_types = inputs
         if op.name != "stablehlo.complex":
             op.operand_types = inputs * n_operands
+    elif op.name.split(".")[0] not in _DIALECTS:
+        op.operand_types = inputs  # e.g. `check.expect_close %a, %b, ... : T, T`
     else:
         raise error_at(
             op.tok,
