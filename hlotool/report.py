@@ -48,7 +48,7 @@ def _table(title: str, columns: tuple[str, ...], rows: list[list[str]], flexible
     for i, col in enumerate(columns):
         width = max([len(col)] + [len(r[i]) for r in rows])
         if col == flexible:
-            table.add_column(col, ratio=1, overflow="fold")
+            table.add_column(col, ratio=1, overflow="fold", min_width=len(col))
         else:
             table.add_column(col, min_width=width, no_wrap=True,
                              justify="right" if col in ("min", "max", "mean") else "left")

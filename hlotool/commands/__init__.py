@@ -10,5 +10,6 @@ COMMANDS: dict[str, str] = {
     "print": "print_",
     "run": "run",
     "test": "test",
+    "compile": "compile",
     "graph": "graph",
 }

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import TYPE_CHECKING, Any
 
 from hlotool.commands.common import EXIT_MISMATCH, EXIT_OK, UsageError, add_input, load
@@ -47,10 +46,15 @@ def run(args: argparse.Namespace) -> int:
         from hlotool.commands.opt import apply_passes
 
         apply_passes(module, args.pipeline, args.passes)
-    from hlotool.interpreter.core import Evaluator
+    if target == "cpu":
+        from hlotool.targets.cpu import run_module
 
-    with np.errstate(all="ignore"):
-        result = Evaluator(module).run(inputs)
+        result = run_module(module, inputs)
+    else:
+        from hlotool.interpreter.core import Evaluator
+
+        with np.errstate(all="ignore"):
+            result = Evaluator(module).run(inputs)
     outputs = values_io.output_arrays(result)
     if args.output:
         values_io.save_npz(args.output, outputs)
@@ -98,14 +102,9 @@ def _specialize_dynamic(module: Module, args: argparse.Namespace, inputs: list[A
 
 
 def resolve_target(target: str) -> str:
-    """The target that will run; `cpu` falls back to the interpreter until its code
-    generator exists, and says so."""
-    if target == "interp":
+    """The target that will run (gpu and tpu come with later work)."""
+    if target in ("interp", "cpu"):
         return target
-    if target == "cpu":
-        print("hlotool: note: the cpu code generator is not built yet; running on the "
-              "reference interpreter", file=sys.stderr)
-        return "interp"
     raise UsageError(f"target {target} is not available yet (available: interp, cpu)")
 
 

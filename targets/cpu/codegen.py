@@ -1,0 +1,160 @@
+"""From an HLO module to one LLVM module: choose what to compile, emit the kernels.
+
+`plan_module` walks every computation that runs instruction by instruction (the entry,
+while/call/conditional bodies; not fusion or reducer computations) and makes a
+`LoopPlan` for each instruction the CPU kernels support: kLoop fusions whose fused
+instructions are all supported, and standalone elementwise / data-movement ops.
+Everything else is left to the interpreter by the runtime.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+from llvmlite import ir
+
+from hlotool.ir.computation import Computation
+from hlotool.ir.instruction import Instruction
+from hlotool.ir.module import Module
+from hlotool.ir.opcodes import CALLS_REDUCER, ELEMENTWISE, Opcode
+from hlotool.targets.cpu import irutils as u
+from hlotool.targets.cpu.jit import host
+from hlotool.targets.cpu.kernels.elemental import is_fusable_product, unsupported_reason
+from hlotool.targets.cpu.kernels.loop import LoopPlan, emit_loop_kernel
+
+O = Opcode
+
+#: Ops whose interpreter implementation moves no data (views, tuples, leaves).
+FREE_OPS = frozenset({O.PARAMETER, O.CONSTANT, O.TUPLE, O.GET_TUPLE_ELEMENT, O.RESHAPE, O.COPY,
+                      O.AFTER_ALL, O.OPT_BARRIER, O.DOMAIN, O.ADD_DEPENDENCY})  # fmt: skip
+#: Standalone ops compiled as single-instruction loop kernels.
+_STANDALONE = (ELEMENTWISE | {O.CONVERT, O.BITCAST_CONVERT, O.BROADCAST, O.BITCAST, O.TRANSPOSE,
+                              O.SLICE, O.REVERSE, O.PAD, O.CONCATENATE, O.IOTA}) - {O.MAP}
+
+
+@dataclass(slots=True)
+class CompiledPlan:
+    """All kernels of one module plus why the rest was not compiled."""
+
+    plans: dict[int, LoopPlan] = field(default_factory=dict)
+    #: Instruction name -> reason it falls back to the interpreter.
+    skipped: dict[str, str] = field(default_factory=dict)
+    #: ids of the computations whose instructions run one by one (counted in stats).
+    counted: set[int] = field(default_factory=set)
+
+
+def sequential_computations(module: Module) -> list[Computation]:
+    """Computations run instruction by instruction (not fused, not reducers)."""
+    reducers: list[Computation] = []
+    for comp in module.computations:
+        for ins in comp.instructions:
+            if ins.opcode in CALLS_REDUCER:
+                reducers.extend(ins.called_computations)
+    excluded: set[int] = set()
+    while reducers:
+        c = reducers.pop()
+        if id(c) not in excluded:
+            excluded.add(id(c))
+            reducers.extend(x for i in c.instructions for x in i.called_computations)
+    return [c for c in module.computations
+            if not c.is_fusion_computation and id(c) not in excluded]
+
+
+def plan_module(module: Module) -> CompiledPlan:
+    """A LoopPlan for every instruction that gets a native kernel.
+
+    The body of a fusion that gets no kernel runs instruction by instruction on the
+    interpreter, so its instructions are planned too (e.g. the elementwise prologue of
+    a reduction fusion runs natively while the reduce itself falls back)."""
+    out = CompiledPlan()
+    pending = sequential_computations(module)
+    while pending:
+        comp = pending.pop(0)
+        out.counted.add(id(comp))
+        for ins in comp.instructions:
+            if ins.opcode in FREE_OPS:
+                continue
+            plan, reason = plan_instruction(ins, f"k{len(out.plans)}")
+            if plan is not None:
+                out.plans[id(ins)] = plan
+                continue
+            out.skipped[ins.name] = reason
+            if ins.opcode is O.FUSION:
+                pending.append(ins.attrs["calls"])
+    return out
+
+
+def plan_instruction(ins: Instruction, name: str) -> tuple[LoopPlan | None, str]:
+    """The loop kernel for `ins`, or (None, why not)."""
+    if ins.opcode is O.FUSION:
+        return _plan_fusion(ins, name)
+    if ins.opcode not in _STANDALONE:
+        return None, f"no kernel for {ins.opcode.value}"
+    reason = unsupported_reason(ins)
+    if reason:
+        return None, reason
+    inputs: list[Instruction] = []
+    for o in ins.operands:
+        sources = list(o.operands) if _inlined_product(ins, o) else [o]
+        inputs.extend(s for s in sources if all(s is not x for x in inputs))
+    if any(unsupported_reason(s) and s.shape.element_type not in u.NATIVE_TYPES for s in inputs):
+        return None, "operand element type"
+    return LoopPlan(name, [ins], inputs), ""
+
+
+def _inlined_product(user: Instruction, operand: Instruction) -> bool:
+    """A product the interpreter contracts into `user`: recompute it inside the kernel."""
+    return user.opcode in (O.ADD, O.SUBTRACT) and is_fusable_product(operand) and \
+        all(o.shape.is_array and o.shape.element_type in u.NATIVE_TYPES for o in operand.operands)
+
+
+def _plan_fusion(ins: Instruction, name: str) -> tuple[LoopPlan | None, str]:
+    if ins.attrs.get("kind") != "kLoop":
+        return None, f"{ins.attrs.get('kind')} fusion"
+    comp: Computation = ins.attrs["calls"]
+    assert comp.root is not None
+    roots = list(comp.root.operands) if comp.root.opcode is O.TUPLE else [comp.root]
+    if any(not r.shape.is_array or r.shape.dimensions != roots[0].shape.dimensions for r in roots):
+        return None, "multi-output fusion with different shapes"
+    constants: list[tuple[Instruction, np.ndarray]] = []
+    for f in comp.instructions:
+        if f is comp.root and f.opcode is O.TUPLE:
+            continue
+        if f.opcode is O.PARAMETER:
+            if not f.shape.is_array or f.shape.element_type not in u.NATIVE_TYPES:
+                return None, f"parameter {f.shape}"
+            continue
+        reason = unsupported_reason(f)
+        if reason:
+            return None, f"{f.name}: {reason}"
+        if f.opcode is O.CONSTANT and not _is_splat(f):
+            constants.append((f, _literal(f)))
+    return LoopPlan(name, roots, comp.parameters, constants), ""
+
+
+def _literal(ins: Instruction) -> np.ndarray:
+    from hlotool.interpreter.kernels.data_movement import literal_value
+
+    assert ins.literal is not None
+    return np.ascontiguousarray(literal_value(ins.literal))
+
+
+def _is_splat(ins: Instruction) -> bool:
+    a = _literal(ins).reshape(-1)
+    return a.size <= 1 or bool(np.all(a.view(np.uint8).reshape(a.size, -1) ==
+                                      a.view(np.uint8).reshape(a.size, -1)[0]))
+
+
+def build_llvm_module(name: str, plans: list[LoopPlan]) -> str:
+    """Textual LLVM IR with every kernel of `plans`."""
+    module = ir.Module(name=_symbol(name))
+    x86 = host().is_x86
+    for plan in plans:
+        emit_loop_kernel(module, plan, x86=x86)
+    return str(module)
+
+
+def _symbol(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.]", "_", name) or "module"

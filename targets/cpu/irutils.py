@@ -1,0 +1,110 @@
+"""cgutils-style helpers over llvmlite.ir: element types, constants, loops, intrinsics."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from llvmlite import ir
+
+from hlotool.ir.types import PrimitiveType
+
+P = PrimitiveType
+I1 = ir.IntType(1)
+I8 = ir.IntType(8)
+I32 = ir.IntType(32)
+I64 = ir.IntType(64)
+F32 = ir.FloatType()
+F64 = ir.DoubleType()
+PTR = ir.PointerType()
+
+#: Element types the CPU code generator computes on natively.
+NATIVE_TYPES: frozenset[PrimitiveType] = frozenset(
+    {P.PRED, P.S8, P.S16, P.S32, P.S64, P.U8, P.U16, P.U32, P.U64, P.F32, P.F64}
+)
+_INT_BITS = {P.S8: 8, P.S16: 16, P.S32: 32, P.S64: 64, P.U8: 8, P.U16: 16, P.U32: 32,
+             P.U64: 64}  # fmt: skip
+
+
+def value_type(t: PrimitiveType) -> ir.Type:
+    """The LLVM type values of `t` are computed in (pred is i1)."""
+    if t is P.PRED:
+        return I1
+    if t is P.F32:
+        return F32
+    if t is P.F64:
+        return F64
+    return ir.IntType(_INT_BITS[t])
+
+
+def storage_type(t: PrimitiveType) -> ir.Type:
+    """The LLVM type of `t` in memory (pred is a byte, as numpy's bool)."""
+    return I8 if t is P.PRED else value_type(t)
+
+
+def is_float(t: PrimitiveType) -> bool:
+    return t in (P.F32, P.F64)
+
+
+def is_signed(t: PrimitiveType) -> bool:
+    return t in (P.S8, P.S16, P.S32, P.S64)
+
+
+def const(t: PrimitiveType, value: float | int | bool) -> ir.Constant:
+    """A constant of element type `t` (integers wrap to the type's width)."""
+    ty = value_type(t)
+    if is_float(t):
+        return ir.Constant(ty, float(value))
+    bits = ty.width
+    v = int(value) & ((1 << bits) - 1)
+    if bits > 1 and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return ir.Constant(ty, v)
+
+
+def i64(v: int) -> ir.Constant:
+    return ir.Constant(I64, v)
+
+
+@contextmanager
+def for_range(builder: ir.IRBuilder, count: ir.Value | int, name: str = "i") -> Iterator[ir.Value]:
+    """`for (i = 0; i < count; ++i)`; yields i (i64) with the builder inside the body."""
+    count = i64(count) if isinstance(count, int) else count
+    pre = builder.block
+    header = builder.append_basic_block(f"{name}.header")
+    body = builder.append_basic_block(f"{name}.body")
+    end = builder.append_basic_block(f"{name}.end")
+    builder.branch(header)
+    builder.position_at_end(header)
+    index = builder.phi(I64, name=name)
+    index.add_incoming(i64(0), pre)
+    builder.cbranch(builder.icmp_signed("<", index, count), body, end)
+    builder.position_at_end(body)
+    yield index
+    nxt = builder.add(index, i64(1), name=f"{name}.next", flags=["nsw", "nuw"])
+    index.add_incoming(nxt, builder.block)
+    builder.branch(header)
+    builder.position_at_end(end)
+
+
+def intrinsic(builder: ir.IRBuilder, name: str, ret: ir.Type, args: list[ir.Value],
+              overloads: list[ir.Type] | None = None) -> ir.Value:
+    """Call the LLVM intrinsic `name` (declared on first use); `overloads` picks the
+    suffix types (default: the return type)."""
+    module = builder.module
+    suffix = ".".join(_mangle(t) for t in (overloads if overloads is not None else [ret]))
+    full = f"{name}.{suffix}" if suffix else name
+    fn = module.globals.get(full)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ret, [a.type for a in args]), name=full)
+    return builder.call(fn, args)
+
+
+def _mangle(t: ir.Type) -> str:
+    if isinstance(t, ir.IntType):
+        return f"i{t.width}"
+    if isinstance(t, ir.FloatType):
+        return "f32"
+    if isinstance(t, ir.DoubleType):
+        return "f64"
+    raise TypeError(f"cannot mangle {t}")

@@ -1,0 +1,1 @@
+"""Kernel emitters of the CPU target: elemental values, loop fusions, math functions."""

@@ -1,0 +1,516 @@
+"""The elemental emitter: the value of any supported instruction at one output index.
+
+As XLA's ElementalIrEmitter, every instruction is a function from a multi-index (one
+i64 per logical dimension) to a scalar; data movement (broadcast, reshape, bitcast,
+transpose, slice, reverse, pad, concatenate) only rewrites the index, elementwise ops
+combine operand values at the same index. Values are cached per (instruction, index),
+so an instruction used twice at the same index is computed once.
+
+Numerics match the interpreter (docs/executor-semantics.md): integer ops wrap, division
+by zero and INT_MIN / -1 give XLA's values, shifts out of range give 0 or the sign,
+float -> int converts saturate with NaN -> 0, maximum/minimum propagate NaN with -0 < +0.
+Denormal flushing comes from the hardware (the entry point sets MXCSR FTZ/DAZ); the
+interpreter's multiply-add contraction of an f32 product into its only add/subtract
+user is reproduced with `llvm.fma`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from llvmlite import ir
+
+from hlotool.interpreter.kernels import elementwise as ew
+from hlotool.ir.instruction import Instruction
+from hlotool.ir.opcodes import Opcode
+from hlotool.ir.types import Layout, PrimitiveType, Shape
+from hlotool.targets.cpu import irutils as u
+from hlotool.targets.cpu.kernels import math as fm
+
+O = Opcode
+P = PrimitiveType
+Index = tuple[ir.Value, ...]
+
+_FLOAT_CMP = {"EQ": "==", "NE": "!=", "GE": ">=", "GT": ">", "LE": "<=", "LT": "<"}
+_INT_CMP = {"EQ": "==", "NE": "!=", "GE": ">=", "GT": ">", "LE": "<=", "LT": "<"}
+
+#: f32-only transcendental functions with a polynomial emitter.
+_F32_MATH: dict[Opcode, Callable[[ir.IRBuilder, ir.Value], ir.Value]] = {
+    O.EXP: fm.exp, O.LOG: fm.log, O.TANH: fm.tanh, O.LOGISTIC: fm.logistic, O.ERF: fm.erf,
+}
+#: Float unary ops that map to one LLVM intrinsic.
+_FLOAT_INTRINSIC = {O.SQRT: "llvm.sqrt", O.FLOOR: "llvm.floor", O.CEIL: "llvm.ceil",
+                    O.ROUND_EVEN: "llvm.roundeven", O.ROUND_AFZ: "llvm.round"}  # fmt: skip
+
+_INT_UNARY = {O.NEGATE, O.ABS, O.SIGN, O.NOT, O.POPCNT, O.CLZ}
+_INT_BINARY = {O.ADD, O.SUBTRACT, O.MULTIPLY, O.DIVIDE, O.REMAINDER, O.MAXIMUM, O.MINIMUM,
+               O.AND, O.OR, O.XOR, O.SHIFT_LEFT, O.SHIFT_RIGHT_LOGICAL,
+               O.SHIFT_RIGHT_ARITHMETIC}  # fmt: skip
+_PRED_OPS = {O.AND, O.OR, O.XOR, O.NOT, O.ADD, O.MULTIPLY, O.MAXIMUM, O.MINIMUM}
+_FLOAT_UNARY = {O.NEGATE, O.ABS, O.SIGN, O.IS_FINITE, O.RSQRT, *_FLOAT_INTRINSIC}
+_FLOAT_BINARY = {O.ADD, O.SUBTRACT, O.MULTIPLY, O.DIVIDE, O.MAXIMUM, O.MINIMUM}
+_INDEX_OPS = {O.BROADCAST, O.RESHAPE, O.BITCAST, O.TRANSPOSE, O.SLICE, O.REVERSE, O.COPY,
+              O.PAD, O.CONCATENATE}  # fmt: skip
+
+
+def unsupported_reason(ins: Instruction) -> str | None:
+    """Why the elemental emitter cannot compute `ins`, or None when it can."""
+    shapes = [ins.shape, *(o.shape for o in ins.operands)]
+    for s in shapes:
+        if not s.is_array or s.element_type not in u.NATIVE_TYPES or s.is_dynamic:
+            return f"element type or shape {s}"
+    op, t = ins.opcode, (ins.operand(0).shape.element_type if ins.operands else None)
+    if op in (O.PARAMETER, O.CONSTANT, O.IOTA, O.SELECT, O.CLAMP, O.CONVERT) or op in _INDEX_OPS:
+        return None
+    if op is O.BITCAST_CONVERT:
+        ok = t is not P.PRED and ins.shape.element_type is not P.PRED and \
+            _bits(t) == _bits(ins.shape.element_type)
+        return None if ok else "bitcast-convert between widths"
+    if op is O.COMPARE:
+        return None
+    if t is P.PRED:
+        return None if op in _PRED_OPS else f"{op.value} on pred"
+    if u.is_float(t):
+        if op in _FLOAT_UNARY or op in _FLOAT_BINARY:
+            return None
+        if op in _F32_MATH and t is P.F32:
+            return None
+        return f"{op.value} on {t.value}"
+    if op in _INT_UNARY or op in _INT_BINARY:
+        return None
+    return f"{op.value} on {t.value}"
+
+
+def _bits(t: PrimitiveType) -> int:
+    ty = u.value_type(t)
+    return 64 if isinstance(ty, ir.DoubleType) else 32 if isinstance(ty, ir.FloatType) else ty.width
+
+
+@dataclass(slots=True)
+class Input:
+    """A buffer the kernel reads: a pointer and the logical shape it holds (row-major)."""
+
+    pointer: ir.Value
+    shape: Shape
+
+
+class ElementalEmitter:
+    """Emits per-element values for the instructions of one kernel."""
+
+    def __init__(self, builder: ir.IRBuilder, inputs: dict[int, Input]) -> None:
+        self.b = builder
+        #: id(instruction) -> buffer for instructions whose values are loaded, not computed.
+        self.inputs = inputs
+        self._cache: dict[tuple[int, tuple[int, ...]], ir.Value] = {}
+
+    # -- entry point --------------------------------------------------------------------
+    def value(self, ins: Instruction, index: Index) -> ir.Value:
+        """The value of `ins` at `index` (its LLVM value type)."""
+        key = (id(ins), tuple(id(v) for v in index))
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._emit(ins, index)
+            self._cache[key] = hit
+        return hit
+
+    def _emit(self, ins: Instruction, index: Index) -> ir.Value:
+        buf = self.inputs.get(id(ins))
+        if buf is not None:
+            return self.load(buf, index)
+        op = ins.opcode
+        if op is O.CONSTANT:
+            return self._constant(ins, index)
+        if op is O.IOTA:
+            return self._convert_from_index(index[ins.attrs["iota_dimension"]], ins.shape.element_type)
+        if op in _INDEX_OPS:
+            return self._index_op(ins, index)
+        if op is O.CONVERT:
+            x = self.operand(ins, 0, index)
+            return self.convert(x, ins.operand(0).shape.element_type, ins.shape.element_type)
+        if op is O.BITCAST_CONVERT:
+            return self.b.bitcast(self.operand(ins, 0, index), u.value_type(ins.shape.element_type))
+        if op is O.COMPARE:
+            return self._compare(ins, index)
+        if op is O.SELECT:
+            p, a, c = (self.operand(ins, i, index) for i in range(3))
+            return self.b.select(p, a, c)
+        if op is O.CLAMP:
+            return self._clamp(ins, index)
+        t = ins.operand(0).shape.element_type
+        args = [self.operand(ins, i, index) for i in range(ins.operand_count)]
+        if t is P.PRED:
+            return self._pred_op(op, args)
+        if u.is_float(t):
+            return self._float_op(ins, t, args, index)
+        return self._int_op(op, t, args)
+
+    def operand(self, ins: Instruction, i: int, index: Index) -> ir.Value:
+        """Operand i at the same index (a scalar operand of an array op at index ())."""
+        o = ins.operand(i)
+        return self.value(o, () if o.shape.rank == 0 else index)
+
+    # -- memory -------------------------------------------------------------------------
+    def load(self, buf: Input, index: Index) -> ir.Value:
+        t = buf.shape.element_type
+        ptr = self.b.gep(buf.pointer, [linear_index(self.b, buf.shape.dimensions, index)],
+                         source_etype=u.storage_type(t), inbounds=True)
+        v = self.b.load(ptr, typ=u.storage_type(t))
+        return self.b.trunc(v, u.I1) if t is P.PRED else v
+
+    # -- leaves ----------------------------------------------------------------------------
+    def _constant(self, ins: Instruction, index: Index) -> ir.Value:
+        from hlotool.interpreter.kernels.data_movement import literal_value
+
+        assert ins.literal is not None
+        array = np.asarray(literal_value(ins.literal))
+        t = ins.shape.element_type
+        if array.size == 1 or np.all(array == array.reshape(-1)[0]):
+            return _scalar_constant(t, array.reshape(-1)[0])
+        raise KeyError(f"array constant {ins.name} must be a kernel input")
+
+    def _convert_from_index(self, i: ir.Value, t: PrimitiveType) -> ir.Value:
+        if u.is_float(t):
+            return self.b.sitofp(i, u.value_type(t))
+        if t is P.PRED:
+            return self.b.icmp_unsigned("!=", i, u.i64(0))
+        return self.b.trunc(i, u.value_type(t)) if u.value_type(t).width < 64 else i
+
+    # -- index rewriting ---------------------------------------------------------------------
+    def _index_op(self, ins: Instruction, index: Index) -> ir.Value:
+        op = ins.opcode
+        src = ins.operand(0)
+        if op is O.COPY:
+            return self.value(src, index)
+        if op is O.BROADCAST:
+            dims = ins.attrs.get("dimensions") or ()
+            return self.value(src, tuple(index[d] for d in dims))
+        if op is O.RESHAPE:
+            lin = linear_index(self.b, ins.shape.dimensions, index)
+            return self.value(src, delinearize(self.b, src.shape.dimensions, lin))
+        if op is O.BITCAST:
+            return self.value(src, self._bitcast_index(ins, index))
+        if op is O.TRANSPOSE:
+            perm = ins.attrs["dimensions"]
+            out: list[ir.Value] = [u.i64(0)] * len(perm)
+            for j, d in enumerate(perm):
+                out[d] = index[j]
+            return self.value(src, tuple(out))
+        if op is O.SLICE:
+            ranges = ins.attrs["slice"]
+            return self.value(src, tuple(
+                self.b.add(u.i64(r.start), self.b.mul(i, u.i64(r.stride)))
+                for i, r in zip(index, ranges, strict=True)))
+        if op is O.REVERSE:
+            rev = set(ins.attrs["dimensions"])
+            n = ins.shape.dimensions
+            return self.value(src, tuple(
+                self.b.sub(u.i64(n[d] - 1), i) if d in rev else i for d, i in enumerate(index)))
+        if op is O.PAD:
+            return self._pad(ins, index)
+        return self._concatenate(ins, index)
+
+    def _bitcast_index(self, ins: Instruction, index: Index) -> Index:
+        src, dst = ins.operand(0).shape, ins.shape
+        dst_order = major_to_minor(dst)
+        lin = linear_index(self.b, [dst.dimensions[d] for d in dst_order],
+                           tuple(index[d] for d in dst_order))
+        src_order = major_to_minor(src)
+        phys = delinearize(self.b, [src.dimensions[d] for d in src_order], lin)
+        out: list[ir.Value] = [u.i64(0)] * src.rank
+        for k, d in enumerate(src_order):
+            out[d] = phys[k]
+        return tuple(out)
+
+    def _pad(self, ins: Instruction, index: Index) -> ir.Value:
+        """Operand value where the index hits an operand element, else the pad value."""
+        src = ins.operand(0)
+        inside: ir.Value = ir.Constant(u.I1, 1)
+        src_index = []
+        for i, cfg, n in zip(index, ins.attrs["padding"], src.shape.dimensions, strict=True):
+            step = cfg.interior + 1
+            shifted = self.b.sub(i, u.i64(cfg.low))
+            q = self.b.sdiv(shifted, u.i64(step))
+            ok = self.b.and_(self.b.icmp_signed(">=", shifted, u.i64(0)),
+                             self.b.icmp_signed("<", q, u.i64(n)))
+            if step > 1:
+                ok = self.b.and_(ok, self.b.icmp_signed("==", self.b.srem(shifted, u.i64(step)), u.i64(0)))
+            inside = self.b.and_(inside, ok)
+            src_index.append(self.b.select(ok, q, u.i64(0)))
+        v = self.value(src, tuple(src_index))
+        return self.b.select(inside, v, self.value(ins.operand(1), ()))
+
+    def _concatenate(self, ins: Instruction, index: Index) -> ir.Value:
+        d = ins.attrs["dimensions"][0]
+        offsets, start = [], 0
+        for o in ins.operands:
+            offsets.append(start)
+            start += o.shape.dimensions[d]
+        result: ir.Value | None = None
+        for o, off in zip(ins.operands, offsets, strict=True):
+            n = o.shape.dimensions[d]
+            local = self.b.sub(index[d], u.i64(off))
+            clamped = self.b.select(self.b.icmp_signed("<", local, u.i64(0)), u.i64(0), local)
+            clamped = self.b.select(self.b.icmp_signed(">=", clamped, u.i64(n)), u.i64(n - 1), clamped)
+            v = self.value(o, (*index[:d], clamped, *index[d + 1:]))
+            if result is None:
+                result = v
+            else:
+                result = self.b.select(self.b.icmp_signed(">=", local, u.i64(0)), v, result)
+        assert result is not None
+        return result
+
+    # -- compare / clamp / convert -------------------------------------------------------------
+    def _compare(self, ins: Instruction, index: Index) -> ir.Value:
+        a, c = self.operand(ins, 0, index), self.operand(ins, 1, index)
+        t = ins.operand(0).shape.element_type
+        direction, ctype = ins.attrs["direction"], ins.attrs.get("type")
+        if u.is_float(t):
+            if ctype == "TOTALORDER":
+                a, c = self._total_order_key(a, t), self._total_order_key(c, t)
+                return self.b.icmp_signed(_INT_CMP[direction], a, c)
+            if direction == "NE":
+                return self.b.fcmp_unordered("!=", a, c)
+            return self.b.fcmp_ordered(_FLOAT_CMP[direction], a, c)
+        signed = ctype == "SIGNED" or (ctype is None and u.is_signed(t))
+        cmp = self.b.icmp_signed if signed else self.b.icmp_unsigned
+        return cmp(_INT_CMP[direction], a, c)
+
+    def _total_order_key(self, x: ir.Value, t: PrimitiveType) -> ir.Value:
+        ity = ir.IntType(_bits(t))
+        k = self.b.bitcast(x, ity)
+        flipped = self.b.xor(k, ir.Constant(ity, (1 << (ity.width - 1)) - 1))
+        return self.b.select(self.b.icmp_signed("<", k, ir.Constant(ity, 0)), flipped, k)
+
+    def _clamp(self, ins: Instruction, index: Index) -> ir.Value:
+        lo, x, hi = (self.operand(ins, i, index) for i in range(3))
+        t = ins.shape.element_type
+        if u.is_float(t):
+            return self._extremum(O.MINIMUM, t, hi, self._extremum(O.MAXIMUM, t, lo, x))
+        return self._int_op(O.MINIMUM, t, [hi, self._int_op(O.MAXIMUM, t, [lo, x])])
+
+    def convert(self, x: ir.Value, src: PrimitiveType, dst: PrimitiveType) -> ir.Value:
+        """XLA's convert between native types."""
+        b = self.b
+        if src is dst:
+            return x
+        ty = u.value_type(dst)
+        if dst is P.PRED:
+            if u.is_float(src):
+                return b.fcmp_unordered("!=", x, ir.Constant(x.type, 0.0))
+            return b.icmp_unsigned("!=", x, ir.Constant(x.type, 0))
+        if src is P.PRED:
+            return b.uitofp(x, ty) if u.is_float(dst) else b.zext(x, ty)
+        if u.is_float(src) and u.is_float(dst):
+            return b.fpext(x, ty) if dst is P.F64 else b.fptrunc(x, ty)
+        if u.is_float(src):
+            name = "llvm.fptosi.sat" if u.is_signed(dst) else "llvm.fptoui.sat"
+            return u.intrinsic(b, name, ty, [x], [ty, x.type])
+        if u.is_float(dst):
+            return b.sitofp(x, ty) if u.is_signed(src) else b.uitofp(x, ty)
+        if ty.width < x.type.width:
+            return b.trunc(x, ty)
+        if ty.width == x.type.width:
+            return x
+        return b.sext(x, ty) if u.is_signed(src) else b.zext(x, ty)
+
+    # -- arithmetic ------------------------------------------------------------------------
+    def _pred_op(self, op: Opcode, args: list[ir.Value]) -> ir.Value:
+        b = self.b
+        if op is O.NOT:
+            return b.not_(args[0])
+        if op in (O.AND, O.MULTIPLY, O.MINIMUM):
+            return b.and_(args[0], args[1])
+        if op in (O.OR, O.ADD, O.MAXIMUM):
+            return b.or_(args[0], args[1])
+        return b.xor(args[0], args[1])
+
+    def _float_op(self, ins: Instruction, t: PrimitiveType, args: list[ir.Value],
+                  index: Index) -> ir.Value:
+        b, op, x = self.b, ins.opcode, args[0]
+        ty = x.type
+        if op in _F32_MATH:
+            return _F32_MATH[op](b, x)
+        if op in _FLOAT_INTRINSIC:
+            return u.intrinsic(b, _FLOAT_INTRINSIC[op], ty, [x])
+        if op is O.NEGATE:
+            return b.fneg(x)
+        if op is O.ABS:
+            return u.intrinsic(b, "llvm.fabs", ty, [x])
+        if op is O.SIGN:
+            zero = u.intrinsic(b, "llvm.copysign", ty, [ir.Constant(ty, 0.0), x])
+            one = u.intrinsic(b, "llvm.copysign", ty, [ir.Constant(ty, 1.0), x])
+            r = b.select(b.fcmp_ordered("==", x, ir.Constant(ty, 0.0)), zero, one)
+            return b.select(b.fcmp_unordered("uno", x, x), x, r)
+        if op is O.IS_FINITE:
+            ax = u.intrinsic(b, "llvm.fabs", ty, [x])
+            return b.fcmp_ordered("<", ax, ir.Constant(ty, float("inf")))
+        if op is O.RSQRT:
+            return b.fdiv(ir.Constant(ty, 1.0), u.intrinsic(b, "llvm.sqrt", ty, [x]))
+        if op in (O.MAXIMUM, O.MINIMUM):
+            return self._extremum(op, t, args[0], args[1])
+        if op in (O.ADD, O.SUBTRACT) and t is P.F32:
+            fused = self._fused_multiply_add(ins, index)
+            if fused is not None:
+                return fused
+        if op is O.MULTIPLY:
+            return b.fmul(args[0], args[1])
+        if op is O.DIVIDE:
+            if _divides_by_constant(ins):
+                return b.fmul(args[0], b.fdiv(ir.Constant(ty, 1.0), args[1]))
+            return b.fdiv(args[0], args[1])
+        return b.fadd(args[0], args[1]) if op is O.ADD else b.fsub(args[0], args[1])
+
+    def _product_operands(self, mul: Instruction, index: Index) -> tuple[ir.Value, ir.Value]:
+        a, c = self.operand(mul, 0, index), self.operand(mul, 1, index)
+        if mul.opcode is O.DIVIDE:
+            c = self.b.fdiv(ir.Constant(c.type, 1.0), c)
+        return a, c
+
+    def _fused_multiply_add(self, ins: Instruction, index: Index) -> ir.Value | None:
+        """add/subtract whose operand is an f32 product feeding only it: one fma."""
+        for i in (0, 1):
+            mul = ins.operand(i)
+            if id(mul) in self.inputs or not is_fusable_product(mul):
+                continue
+            a, c = self._product_operands(mul, index if mul.shape.rank else ())
+            other = self.operand(ins, 1 - i, index)
+            if ins.opcode is O.SUBTRACT:
+                if i == 0:
+                    other = self.b.fneg(other)
+                else:
+                    a = self.b.fneg(a)
+            return fm.fma(self.b, a, c, other)
+        return None
+
+    def _extremum(self, op: Opcode, t: PrimitiveType, a: ir.Value, c: ir.Value) -> ir.Value:
+        """IEEE maximum/minimum on inputs read with denormals as zero."""
+        name = "llvm.maximum" if op is O.MAXIMUM else "llvm.minimum"
+        return u.intrinsic(self.b, name, a.type, [self._daz(a, t), self._daz(c, t)])
+
+    def _daz(self, x: ir.Value, t: PrimitiveType) -> ir.Value:
+        """x with a denormal replaced by a signed zero (the compare runs under DAZ)."""
+        ty = x.type
+        tiny = float(np.finfo(np.float32 if t is P.F32 else np.float64).tiny)
+        small = self.b.fcmp_ordered("<", u.intrinsic(self.b, "llvm.fabs", ty, [x]), ir.Constant(ty, tiny))
+        zero = u.intrinsic(self.b, "llvm.copysign", ty, [ir.Constant(ty, 0.0), x])
+        return self.b.select(small, zero, x)
+
+    def _int_op(self, op: Opcode, t: PrimitiveType, args: Sequence[ir.Value]) -> ir.Value:
+        b, x = self.b, args[0]
+        ty = x.type
+        zero, signed = ir.Constant(ty, 0), u.is_signed(t)
+        if op is O.NEGATE:
+            return b.sub(zero, x)
+        if op is O.NOT:
+            return b.not_(x)
+        if op is O.ABS:
+            return b.select(b.icmp_signed("<", x, zero), b.sub(zero, x), x) if signed else x
+        if op is O.SIGN:
+            if not signed:
+                return b.zext(b.icmp_unsigned("!=", x, zero), ty)
+            pos = b.zext(b.icmp_signed(">", x, zero), ty)
+            return b.sub(pos, b.zext(b.icmp_signed("<", x, zero), ty))
+        if op is O.POPCNT:
+            return u.intrinsic(b, "llvm.ctpop", ty, [x])
+        if op is O.CLZ:
+            return u.intrinsic(b, "llvm.ctlz", ty, [x, ir.Constant(u.I1, 0)])
+        y = args[1]
+        simple = {O.ADD: b.add, O.SUBTRACT: b.sub, O.MULTIPLY: b.mul, O.AND: b.and_,
+                  O.OR: b.or_, O.XOR: b.xor}
+        if op in simple:
+            return simple[op](x, y)
+        if op in (O.MAXIMUM, O.MINIMUM):
+            cmp = b.icmp_signed if signed else b.icmp_unsigned
+            return b.select(cmp(">" if op is O.MAXIMUM else "<", x, y), x, y)
+        if op in (O.DIVIDE, O.REMAINDER):
+            return self._int_divide(op, signed, x, y)
+        return self._shift(op, x, y)
+
+    def _int_divide(self, op: Opcode, signed: bool, a: ir.Value, c: ir.Value) -> ir.Value:
+        b, ty = self.b, a.type
+        zero, one = ir.Constant(ty, 0), ir.Constant(ty, 1)
+        is_zero = b.icmp_unsigned("==", c, zero)
+        unsafe = is_zero
+        if signed:
+            int_min = ir.Constant(ty, -(1 << (ty.width - 1)))
+            overflow = b.and_(b.icmp_signed("==", a, int_min), b.icmp_signed("==", c, ir.Constant(ty, -1)))
+            unsafe = b.or_(is_zero, overflow)
+        safe = b.select(unsafe, one, c)
+        if op is O.DIVIDE:
+            q = b.sdiv(a, safe) if signed else b.udiv(a, safe)
+            return b.select(is_zero, ir.Constant(ty, -1), q)
+        r = b.srem(a, safe) if signed else b.urem(a, safe)
+        return b.select(is_zero, a, r)
+
+    def _shift(self, op: Opcode, a: ir.Value, n: ir.Value) -> ir.Value:
+        b, ty = self.b, a.type
+        width = ir.Constant(ty, ty.width)
+        out = b.icmp_unsigned(">=", n, width)
+        safe = b.select(out, ir.Constant(ty, 0), n)
+        if op is O.SHIFT_LEFT:
+            return b.select(out, ir.Constant(ty, 0), b.shl(a, safe))
+        if op is O.SHIFT_RIGHT_LOGICAL:
+            return b.select(out, ir.Constant(ty, 0), b.lshr(a, safe))
+        return b.ashr(a, b.select(out, ir.Constant(ty, ty.width - 1), n))
+
+
+# -- structural helpers shared with the kernel builder -----------------------------------------
+
+
+def is_fusable_product(mul: Instruction) -> bool:
+    """An f32 multiply (or divide by a constant) XLA:CPU contracts into its only user."""
+    if mul.shape.element_type is not P.F32:
+        return False
+    if mul.opcode is O.DIVIDE and not _divides_by_constant(mul):
+        return False
+    if mul.opcode not in (O.MULTIPLY, O.DIVIDE):
+        return False
+    users = mul.users
+    return len(users) == 1 and users[0].parent is mul.parent and \
+        users[0].opcode in (O.ADD, O.SUBTRACT)
+
+
+def _divides_by_constant(ins: Instruction) -> bool:
+    return ins.opcode is O.DIVIDE and ew._divides_by_constant(ins)
+
+
+def _scalar_constant(t: PrimitiveType, v: object) -> ir.Constant:
+    if u.is_float(t):
+        return ir.Constant(u.value_type(t), float(v))  # type: ignore[arg-type]
+    return u.const(t, int(v))  # type: ignore[call-overload]
+
+
+def major_to_minor(shape: Shape) -> list[int]:
+    layout = shape.layout or Layout.default_for_rank(shape.rank)
+    return list(reversed(layout.minor_to_major))
+
+
+def linear_index(b: ir.IRBuilder, dims: Sequence[int], index: Index) -> ir.Value:
+    """Row-major linear offset of `index` in an array of `dims`."""
+    lin: ir.Value = u.i64(0)
+    for n, i in zip(dims, index, strict=True):
+        if n == 1:
+            continue
+        lin = i if isinstance(lin, ir.Constant) and lin.constant == 0 else \
+            b.add(b.mul(lin, u.i64(n), flags=["nsw", "nuw"]), i, flags=["nsw", "nuw"])
+    return lin
+
+
+def delinearize(b: ir.IRBuilder, dims: Sequence[int], lin: ir.Value) -> Index:
+    """The row-major multi-index of linear offset `lin`."""
+    out: list[ir.Value] = []
+    stride = 1
+    strides = []
+    for n in reversed(dims):
+        strides.append(stride)
+        stride *= n
+    strides.reverse()
+    for k, (n, s) in enumerate(zip(dims, strides, strict=True)):
+        if n == 1:
+            out.append(u.i64(0))
+            continue
+        q = lin if s == 1 else b.udiv(lin, u.i64(s))
+        out.append(q if k == 0 else b.urem(q, u.i64(n)))
+    return tuple(out)

@@ -1,0 +1,123 @@
+"""Loop kernels: one LLVM function per kLoop fusion or standalone elementwise instruction.
+
+The function loops over the output's elements in row-major order (the innermost loop
+over the contiguous dimension) and computes every root's value with the elemental
+emitter. The loop is written in scalar form with `noalias` buffers; the O3 pipeline's
+loop vectorizer widens the innermost loop (docs/targets.md: such a fused loop reaches
+the memory bandwidth limit).
+
+Calling convention: `void <name>(void **buffers)` with the input buffers first (in
+`LoopPlan.inputs` order, then `LoopPlan.constants`) and the outputs last. The entry
+point sets MXCSR's flush-to-zero and denormals-are-zero bits around the kernel, as
+XLA:CPU runs, and restores them afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from llvmlite import ir
+
+from hlotool.ir.instruction import Instruction
+from hlotool.ir.types import Shape
+from hlotool.targets.cpu import irutils as u
+from hlotool.targets.cpu.kernels.elemental import ElementalEmitter, Input, linear_index
+
+#: MXCSR bits: flush-to-zero (15) and denormals-are-zero (6).
+_FTZ_DAZ = 0x8040
+
+
+@dataclass(slots=True)
+class LoopPlan:
+    """What one loop kernel computes."""
+
+    #: Entry-point symbol.
+    name: str
+    #: Instructions whose values the kernel writes (all with the same dimensions).
+    roots: list[Instruction]
+    #: Instructions whose values are read from argument buffers, in argument order.
+    inputs: list[Instruction]
+    #: Array constants read from buffers after the inputs (instruction, value).
+    constants: list[tuple[Instruction, np.ndarray]] = field(default_factory=list)
+
+    @property
+    def output_shapes(self) -> list[Shape]:
+        return [r.shape for r in self.roots]
+
+
+def emit_loop_kernel(module: ir.Module, plan: LoopPlan, *, x86: bool = True) -> None:
+    """Add the kernel and its entry point for `plan` to `module`."""
+    buffers = [i.shape for i in plan.inputs] + [c.shape for c, _ in plan.constants]
+    n_in, n_out = len(buffers), len(plan.roots)
+    body = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR] * (n_in + n_out)),
+                       name=f"{plan.name}.body")
+    body.linkage = "internal"
+    body.attributes.add("noinline")
+    body.attributes.add("nounwind")
+    for arg in body.args:
+        arg.add_attribute("noalias")
+    _emit_body(body, plan)
+    _emit_entry(module, plan.name, body, x86)
+
+
+def _emit_body(fn: ir.Function, plan: LoopPlan) -> None:
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    sources = plan.inputs + [c for c, _ in plan.constants]
+    inputs = {id(ins): Input(arg, ins.shape) for ins, arg in zip(sources, fn.args, strict=False)}
+    outs = fn.args[len(sources):]
+    dims = plan.roots[0].shape.dimensions
+    emitter = ElementalEmitter(b, inputs)
+    _loop_nest(b, dims, [], lambda index: _store_roots(b, emitter, plan, outs, dims, index))
+    b.ret_void()
+
+
+def _loop_nest(b: ir.IRBuilder, dims: tuple[int, ...], index: list[ir.Value],
+               emit: Callable[[tuple[ir.Value, ...]], None]) -> None:
+    """Nested row-major loops over `dims`; calls emit(index) in the innermost body."""
+    if len(index) == len(dims):
+        emit(tuple(index))
+        return
+    with u.for_range(b, dims[len(index)], name=f"d{len(index)}") as i:
+        _loop_nest(b, dims, [*index, i], emit)
+
+
+def _store_roots(b: ir.IRBuilder, emitter: ElementalEmitter, plan: LoopPlan,
+                 outs: list[ir.Argument], dims: tuple[int, ...], index: tuple[ir.Value, ...]) -> None:
+    lin = linear_index(b, dims, index)
+    for root, out in zip(plan.roots, outs, strict=True):
+        v = emitter.value(root, index)
+        t = root.shape.element_type
+        if v.type == u.I1:
+            v = b.zext(v, u.I8)
+        ptr = b.gep(out, [lin], source_etype=u.storage_type(t), inbounds=True)
+        b.store(v, ptr)
+
+
+def _emit_entry(module: ir.Module, name: str, body: ir.Function, x86: bool) -> None:
+    """`void name(void **buffers)`: unpack pointers, set FTZ/DAZ, call the body."""
+    entry = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR]), name=name)
+    b = ir.IRBuilder(entry.append_basic_block("entry"))
+    ptrs = [b.load(b.gep(entry.args[0], [u.i64(k)], source_etype=u.PTR), typ=u.PTR)
+            for k in range(len(body.args))]
+    if not x86:
+        b.call(body, ptrs)
+        b.ret_void()
+        return
+    saved, mode = b.alloca(u.I32), b.alloca(u.I32)
+    stmxcsr = _declare(module, "llvm.x86.sse.stmxcsr")
+    ldmxcsr = _declare(module, "llvm.x86.sse.ldmxcsr")
+    b.call(stmxcsr, [saved])
+    b.store(b.or_(b.load(saved, typ=u.I32), ir.Constant(u.I32, _FTZ_DAZ)), mode)
+    b.call(ldmxcsr, [mode])
+    b.call(body, ptrs)
+    b.call(ldmxcsr, [saved])
+    b.ret_void()
+
+
+def _declare(module: ir.Module, name: str) -> ir.Function:
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR]), name=name)
+    return fn

@@ -1,0 +1,160 @@
+"""The CPU executable: runs a module instruction by instruction.
+
+Instructions with a compiled kernel run natively through a thunk (a ctypes call with
+one pointer per buffer); everything else runs on the reference interpreter's
+implementation (`hlotool.interpreter.core.IMPLS`). Control flow (while, call,
+conditional) runs on the interpreter, which calls back into this executor for the
+bodies, so loop bodies run natively too.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from hlotool.interpreter.core import IMPLS, Evaluator, Unsupported, Value, _at
+from hlotool.interpreter.kernels import elementwise as ew
+from hlotool.diagnostics import HloError
+from hlotool.ir.computation import Computation
+from hlotool.ir.instruction import Instruction
+from hlotool.ir.module import Module
+from hlotool.ir.opcodes import Opcode
+from hlotool.ir.types import PrimitiveType
+from hlotool.targets.base import Executable, ExecutionStats
+from hlotool.targets.cpu.codegen import FREE_OPS, CompiledPlan
+from hlotool.targets.cpu.jit import CodeLibrary
+from hlotool.targets.cpu.kernels.loop import LoopPlan
+
+
+#: Ops whose work is done by the computations they call (counted there, not here).
+_CONTROL = frozenset({Opcode.FUSION, Opcode.CALL, Opcode.WHILE, Opcode.CONDITIONAL})
+
+
+class Thunk:
+    """One native kernel call: operand values in, fresh output arrays out."""
+
+    def __init__(self, ins: Instruction, plan: LoopPlan, library: CodeLibrary) -> None:
+        self.fn = library.get_function(plan.name)
+        self.ins = ins
+        self.multi = len(plan.roots) > 1 or ins.shape.is_tuple
+        self.sources = [_source_position(ins, i) for i in plan.inputs]
+        self.in_specs = [(i.shape.dimensions, i.shape.element_type.numpy_dtype) for i in plan.inputs]
+        self.constants = [c for _, c in plan.constants]
+        self.out_specs = [(r.shape.dimensions, r.shape.element_type.numpy_dtype) for r in plan.roots]
+        self.args = (ctypes.c_void_p * (len(self.sources) + len(self.constants) + len(self.out_specs)))()
+        for k, c in enumerate(self.constants):
+            self.args[len(self.sources) + k] = c.ctypes.data
+
+    def __call__(self, values: list[Value]) -> Value:
+        """Run on the input values (in `LoopPlan.inputs` order)."""
+        keep: list[np.ndarray] = []
+        for k, (v, (dims, dtype)) in enumerate(zip(values, self.in_specs, strict=True)):
+            a = np.ascontiguousarray(v, dtype=dtype)
+            keep.append(a)
+            self.args[k] = a.ctypes.data
+        outs = [np.empty(dims, dtype) for dims, dtype in self.out_specs]
+        base = len(self.sources) + len(self.constants)
+        for k, o in enumerate(outs):
+            self.args[base + k] = o.ctypes.data
+        self.fn(self.args)
+        return tuple(outs) if self.multi else outs[0]
+
+    def accepts(self, values: list[Value]) -> bool:
+        """Whether the values are arrays of the kernel's input dimensions (inside a
+        reducer region the interpreter passes region-wide arrays instead)."""
+        return all(isinstance(v, np.ndarray | np.generic) and np.shape(v) == tuple(dims)
+                   for v, (dims, _) in zip(values, self.in_specs, strict=True))
+
+    def inputs(self, operands: list[Value], env: dict[int, Value]) -> list[Value]:
+        """The kernel's input values from the instruction's operands (and, for an inlined
+        product, that product's operands)."""
+        return [operands[pos] if sub < 0 else env[id(self.ins.operand(pos).operand(sub))]
+                for pos, sub in self.sources]
+
+
+def _source_position(ins: Instruction, src: Instruction) -> tuple[int, int]:
+    """Where an input's value comes from: (operand position, -1) for an operand or a
+    fusion parameter, (operand position, operand-of-operand index) for an inlined
+    product's operand."""
+    if src.opcode is Opcode.PARAMETER and ins.opcode is Opcode.FUSION:
+        return src.parameter_number, -1
+    for k, o in enumerate(ins.operands):
+        if o is src:
+            return k, -1
+    for k, o in enumerate(ins.operands):
+        for j, oo in enumerate(o.operands):
+            if oo is src:
+                return k, j
+    raise KeyError(src.name)
+
+
+class CpuExecutable(Executable, Evaluator):
+    """A module compiled for the host CPU (native kernels + interpreter fallback)."""
+
+    def __init__(self, module: Module, library: CodeLibrary | None,
+                 plan: CompiledPlan) -> None:
+        Evaluator.__init__(self, module)
+        self.library = library
+        self.skipped = plan.skipped
+        self.counted = plan.counted
+        self.thunks: dict[int, Thunk] = {}
+        if library is not None:
+            ins_by_id = {id(i): i for c in module.computations for i in c.instructions}
+            for key, loop in plan.plans.items():
+                self.thunks[key] = Thunk(ins_by_id[key], loop, library)
+        self._stats = ExecutionStats()
+        self._env: dict[int, Value] = {}
+
+    @property
+    def stats(self) -> ExecutionStats:
+        return self._stats
+
+    def run(self, args: Sequence[Any]) -> Any:
+        self._stats = ExecutionStats()
+        with np.errstate(all="ignore"):
+            return Evaluator.run(self, args)
+
+    def call(self, comp: Computation, args: Sequence[Value]) -> Value:
+        env: dict[int, Value] = {}
+        for p in comp.parameters:
+            if p.parameter_number >= len(args):
+                raise Unsupported(f"{comp.name} expects {comp.num_parameters} arguments, got {len(args)}")
+            env[id(p)] = args[p.parameter_number]
+        for ins in self._order(comp):
+            if ins.opcode is Opcode.PARAMETER:
+                continue
+            operands = [env[id(o)] for o in ins.operands]
+            env[id(ins)] = self._execute(ins, operands, env)
+        assert comp.root is not None
+        return env[id(comp.root)]
+
+    def _execute(self, ins: Instruction, operands: list[Value], env: dict[int, Value]) -> Value:
+        thunk = self.thunks.get(id(ins))
+        inputs = thunk.inputs(operands, env) if thunk is not None else None
+        if thunk is not None and inputs is not None and thunk.accepts(inputs):
+            self._stats.native += 1
+            value = thunk(inputs)
+            self._note_product(ins, operands)
+            return value
+        fn = IMPLS.get(ins.opcode)
+        if fn is None:
+            raise _at(Unsupported(f"the interpreter cannot run {ins.opcode.value} "
+                                  f"(instruction {ins.name})"), ins)
+        if ins.opcode not in FREE_OPS and ins.opcode not in _CONTROL and \
+                ins.parent is not None and id(ins.parent) in self.counted:
+            self._stats.fallback += 1
+            by_op = self._stats.fallback_by_opcode
+            by_op[ins.opcode.value] = by_op.get(ins.opcode.value, 0) + 1
+        try:
+            return fn(self, ins, operands)
+        except HloError as exc:
+            raise _at(exc, ins) from None
+
+    def _note_product(self, ins: Instruction, operands: list[Value]) -> None:
+        """Keep the interpreter's multiply-add contraction working for fallback users."""
+        if ins.opcode is Opcode.MULTIPLY and ins.shape.element_type is PrimitiveType.F32 \
+                and ew._feeds_fma(ins):
+            ew._pending_products(self)[ins] = (operands[0], operands[1])

@@ -1,0 +1,39 @@
+"""Shared helpers for the target tests: run a module natively and on the interpreter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hlotool.frontend import parse_hlo
+from hlotool.interpreter.core import Evaluator
+from hlotool.targets.cpu import compile_module
+from hlotool.targets.cpu.runtime import CpuExecutable
+
+
+def run_both(text: str, *args: Any) -> tuple[Any, Any, CpuExecutable]:
+    """(native result, interpreter result, executable) of one HLO module."""
+    module = parse_hlo(text)
+    values = [np.asarray(a) for a in args]
+    ex = compile_module(module)
+    got = ex.run(values)
+    with np.errstate(all="ignore"):
+        want = Evaluator(parse_hlo(text)).run(values)
+    return got, want, ex
+
+
+def assert_same(got: np.ndarray, want: np.ndarray, ulps: int = 0) -> None:
+    """Equal bit for bit (NaNs by NaN-ness, zeros with their sign), or within `ulps`."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    if got.dtype.kind != "f":
+        np.testing.assert_array_equal(got, want)
+        return
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    g, w = got[~nan], want[~nan]
+    if ulps == 0:
+        np.testing.assert_array_equal(g.view(f"i{g.itemsize}"), w.view(f"i{w.itemsize}"))
+    else:
+        np.testing.assert_array_max_ulp(g, w, maxulp=ulps)

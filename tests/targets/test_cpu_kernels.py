@@ -1,0 +1,165 @@
+"""CPU loop kernels against the interpreter on edge values (NaN, -0, overflow, ...).
+
+Every test also checks that the instruction really ran natively.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.targets.conftest import assert_same, run_both
+
+nan, inf = float("nan"), float("inf")
+F32_EDGES = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.5, 1e-40, -1e-40, 1e30, -1e30, 3e9,
+                      -3e9, 88.7, -88.7, 100.0, -104.0, inf, -inf, nan, 7.0, 0.0003, 2.0,
+                      -0.4999],
+                     np.float32)
+N = F32_EDGES.size
+
+
+def unary(op: str, t: str, out: str | None = None, n: int = N) -> str:
+    return f"""HloModule m
+ENTRY e {{
+  p = {t}[{n}] parameter(0)
+  ROOT r = {out or t}[{n}] {op}(p)
+}}"""
+
+
+def binary(op: str, t: str, n: int, out: str | None = None, extra: str = "") -> str:
+    return f"""HloModule m
+ENTRY e {{
+  a = {t}[{n}] parameter(0)
+  b = {t}[{n}] parameter(1)
+  ROOT r = {out or t}[{n}] {op}(a, b){extra}
+}}"""
+
+
+def check_native(text: str, *args: np.ndarray, ulps: int = 0) -> None:
+    got, want, ex = run_both(text, *args)
+    assert ex.stats.fallback == 0 and ex.stats.native >= 1
+    assert_same(got, want, ulps)
+
+
+@pytest.mark.parametrize("op", ["negate", "abs", "sign", "floor", "ceil", "round-nearest-even",
+                                "round-nearest-afz", "sqrt", "rsqrt", "exponential", "log",
+                                "tanh", "logistic", "erf"])
+def test_f32_unary(op: str) -> None:
+    check_native(unary(op, "f32"), F32_EDGES, ulps=1)
+
+
+def test_is_finite() -> None:
+    check_native(unary("is-finite", "f32", "pred"), F32_EDGES)
+
+
+@pytest.mark.parametrize("op", ["add", "subtract", "multiply", "divide", "maximum", "minimum"])
+def test_f32_binary(op: str) -> None:
+    a = np.repeat(F32_EDGES, N)
+    b = np.tile(F32_EDGES, N)
+    check_native(binary(op, "f32", N * N), a, b)
+
+
+@pytest.mark.parametrize("direction", ["EQ", "NE", "LT", "LE", "GT", "GE"])
+@pytest.mark.parametrize("ctype", ["", ", type=TOTALORDER"])
+def test_f32_compare(direction: str, ctype: str) -> None:
+    a, b = np.repeat(F32_EDGES, N), np.tile(F32_EDGES, N)
+    check_native(binary("compare", "f32", N * N, "pred", f", direction={direction}{ctype}"), a, b)
+
+
+INTS = {
+    "s8": [0, 1, -1, 127, -128, 5, -7, 3, 8, 100],
+    "s32": [0, 1, -1, 2**31 - 1, -(2**31), 7, -7, 31, 32, 33, -33, 1000],
+    "u32": [0, 1, 2**32 - 1, 2**31, 7, 31, 32, 33, 12345],
+    "s64": [0, 1, -1, 2**63 - 1, -(2**63), 63, 64, -5],
+}
+
+
+@pytest.mark.parametrize("t", sorted(INTS))
+@pytest.mark.parametrize("op", ["add", "subtract", "multiply", "divide", "remainder", "maximum",
+                                "minimum", "and", "or", "xor", "shift-left",
+                                "shift-right-logical", "shift-right-arithmetic"])
+def test_int_binary(t: str, op: str) -> None:
+    values = INTS[t]
+    dt = np.dtype({"s8": np.int8, "s32": np.int32, "u32": np.uint32, "s64": np.int64}[t])
+    n = len(values)
+    a = np.array(np.repeat(values, n), dtype=object).astype(dt)
+    b = np.array(np.tile(values, n), dtype=object).astype(dt)
+    check_native(binary(op, t, n * n), a, b)
+
+
+@pytest.mark.parametrize("t", sorted(INTS))
+@pytest.mark.parametrize("op", ["negate", "abs", "sign", "not", "popcnt", "count-leading-zeros"])
+def test_int_unary(t: str, op: str) -> None:
+    dt = {"s8": np.int8, "s32": np.int32, "u32": np.uint32, "s64": np.int64}[t]
+    x = np.array(INTS[t], dtype=object).astype(dt)
+    check_native(unary(op, t, n=x.size), x)
+
+
+@pytest.mark.parametrize("dst", ["s8", "s32", "u8", "u32", "s64", "u64", "f64", "pred"])
+def test_convert_from_f32(dst: str) -> None:
+    check_native(unary("convert", "f32", dst), F32_EDGES)
+
+
+@pytest.mark.parametrize("dst", ["s8", "u16", "s64", "f32", "f64", "pred"])
+def test_convert_from_s32(dst: str) -> None:
+    x = np.array(INTS["s32"], np.int32)
+    check_native(unary("convert", "s32", dst, n=x.size), x)
+
+
+def test_f32_product_contracts_into_add() -> None:
+    """a*b+c becomes one fma, as in XLA:CPU (and the interpreter)."""
+    text = """HloModule m
+ENTRY e {
+  a = f32[64] parameter(0)
+  b = f32[64] parameter(1)
+  c = f32[64] parameter(2)
+  m = f32[64] multiply(a, b)
+  ROOT r = f32[64] subtract(c, m)
+}"""
+    rng = np.random.default_rng(0)
+    a, b, c = (rng.standard_normal(64).astype(np.float32) for _ in range(3))
+    check_native(text, a, b, c)
+
+
+def test_loop_fusion_with_data_movement() -> None:
+    """Broadcast, transpose, slice, reverse, pad, concatenate, iota and reshape inside one
+    kLoop fusion."""
+    text = """HloModule m
+%f (p0: f32[4,6], p1: f32[6]) -> f32[6,4] {
+  %p0 = f32[4,6]{1,0} parameter(0)
+  %p1 = f32[6]{0} parameter(1)
+  %t = f32[6,4]{1,0} transpose(%p0), dimensions={1,0}
+  %b = f32[6,4]{1,0} broadcast(%p1), dimensions={0}
+  %s = f32[6,2]{1,0} slice(%t), slice={[0:6], [0:4:2]}
+  %r = f32[6,2]{1,0} reverse(%s), dimensions={0}
+  %z = f32[] constant(-0)
+  %pd = f32[6,3]{1,0} pad(%r, %z), padding=0_0x0_0_1
+  %i = s32[6,1]{1,0} iota(), iota_dimension=0
+  %ic = f32[6,1]{1,0} convert(%i)
+  %c = f32[6,4]{1,0} concatenate(%pd, %ic), dimensions={1}
+  %rs = f32[4,6]{1,0} reshape(%c)
+  %rt = f32[6,4]{1,0} reshape(%rs)
+  %m = f32[6,4]{1,0} maximum(%rt, %b)
+  ROOT %o = f32[6,4]{1,0} add(%m, %t)
+}
+
+ENTRY e {
+  a = f32[4,6]{1,0} parameter(0)
+  b = f32[6]{0} parameter(1)
+  ROOT r = f32[6,4]{1,0} fusion(a, b), kind=kLoop, calls=%f
+}"""
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+    b = rng.standard_normal(6).astype(np.float32)
+    b[2] = nan
+    check_native(text, a, b)
+
+
+def test_bitcast_with_layouts() -> None:
+    """A bitcast between different layouts is a transpose of the logical index."""
+    text = """HloModule m
+ENTRY e {
+  a = f32[3,5]{1,0} parameter(0)
+  ROOT r = f32[5,3]{0,1} bitcast(a)
+}"""
+    check_native(text, np.arange(15, dtype=np.float32).reshape(3, 5))
