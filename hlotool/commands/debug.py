@@ -1,0 +1,43 @@
+"""`hlotool debug FILE`: step through a pass pipeline in a terminal UI."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from hlotool.commands.common import EXIT_OK, UsageError, add_input, load
+
+HELP = "step through a pass pipeline: diffs, IR, graph, undo/redo, numerics, bisect"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_input(p)
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--pipeline", help="a named pipeline: default, cpu, gpu, tpu (default: default)")
+    which.add_argument("--passes", help="step through these passes instead: a,b{option=value},c")
+    p.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance of numeric checks")
+    p.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance of numeric checks")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    p.add_argument("--check-each", action="store_true",
+                   help="run the numeric check after every step")
+    p.add_argument("--export-dir", default=".",
+                   help="where e (.hlo), g (.svg) and b (reproducer) write (default: .)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from hlotool.passes.base import PassError
+    from hlotool.tui.app import DebuggerApp, DebugOptions
+    from hlotool.tui.session import resolve_pipeline
+
+    module = load(args)
+    try:
+        pipeline = resolve_pipeline(args.pipeline, args.passes)
+    except PassError as exc:
+        raise UsageError(str(exc)) from None
+    export_dir = Path(args.export_dir)
+    if not export_dir.is_dir():
+        raise UsageError(f"--export-dir {export_dir} is not a directory")
+    options = DebugOptions(source_name=args._source.name, export_dir=export_dir, rtol=args.rtol,
+                           atol=args.atol, seed=args.seed, check_each=args.check_each)
+    DebuggerApp(module, pipeline, options).run()
+    return EXIT_OK

@@ -1,0 +1,169 @@
+"""Instruction, multi-output and horizontal fusion and the fusion wrapper: golden
+before/after cases, rule checks, and every corpus module run through each pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hlotool.frontend import parse_hlo
+from hlotool.ir.module import Module
+from hlotool.ir.opcodes import Opcode
+from hlotool.passes.base import PassError
+from hlotool.passes.instruction_fusion import emission_count, is_expensive
+from hlotool.passes.registry import make_pass
+from tests.conftest import CASE_IDS, CASES
+from tests.passes import corpus_numerics
+from tests.passes.golden import GoldenCase, case_params, run_case
+
+O = Opcode
+FUSION_PASSES = ("instruction-fusion", "multi-output-fusion", "horizontal-fusion", "fusion-wrapper")
+
+
+@pytest.mark.parametrize("case", [p for n in FUSION_PASSES for p in case_params(n)])
+def test_golden(case: GoldenCase) -> None:
+    run_case(case)
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+@pytest.mark.parametrize(
+    "passes",
+    [
+        "instruction-fusion",
+        "instruction-fusion{target=gpu,may-duplicate=false}",
+        "instruction-fusion,multi-output-fusion",
+        "instruction-fusion{target=gpu},horizontal-fusion",
+        "instruction-fusion,fusion-wrapper",
+    ],
+)
+def test_corpus_numerics(case: Path, passes: str) -> None:
+    corpus_numerics.check(case, passes)
+
+
+def _fuse(text: str, passes: str = "instruction-fusion") -> Module:
+    module = parse_hlo(text)
+    for spec in passes.split(";"):
+        make_pass(spec).run(module)
+    return module
+
+
+CHAIN = """
+HloModule m
+ENTRY main {
+  p0 = f32[8]{0} parameter(0)
+  p1 = f32[8]{0} parameter(1)
+  a = f32[8]{0} add(p0, p1)
+  ROOT e = f32[8]{0} exponential(a)
+}
+"""
+
+
+def test_fused_computation_is_placed_before_its_caller_and_knows_it() -> None:
+    module = _fuse(CHAIN)
+    fusion = module.entry.root
+    assert fusion is not None and fusion.opcode is O.FUSION
+    body = fusion.attrs["calls"]
+    assert body.fusion_instruction is fusion
+    assert module.computations.index(body) < module.computations.index(module.entry)
+    assert body.name.startswith("fused_computation")
+    assert all(
+        p.name == f"param_{p.parameter_number}" or p.name.startswith(f"param_{p.parameter_number}.")
+        for p in body.parameters
+    )
+
+
+def test_unknown_target_is_a_pass_error() -> None:
+    with pytest.raises(PassError, match="target"):
+        make_pass("instruction-fusion", {"target": "xpu"})
+
+
+def test_expensive_rules_follow_xla_cpu() -> None:
+    module = parse_hlo("""
+HloModule m
+ENTRY main {
+  p = f32[4]{0} parameter(0)
+  i = s32[4]{0} parameter(1)
+  e = f32[4]{0} exponential(p)
+  n = f32[4]{0} negate(p)
+  two = s32[] constant(2)
+  b = s32[4]{0} broadcast(two), dimensions={}
+  d = s32[4]{0} divide(i, b)
+  f = f32[4]{0} divide(p, p)
+  ROOT t = (f32[4]{0}, f32[4]{0}, s32[4]{0}, f32[4]{0}) tuple(e, n, d, f)
+}""")
+    entry = module.entry
+    assert is_expensive(entry.instruction("e"))
+    assert not is_expensive(entry.instruction("n"))
+    assert not is_expensive(entry.instruction("d"))  # integer division by a constant
+    assert is_expensive(entry.instruction("f"))
+
+
+def test_emission_count_sees_differently_indexed_users() -> None:
+    module = parse_hlo("""
+HloModule m
+fused {
+  p = f32[8]{0} parameter(0)
+  a = f32[4]{0} slice(p), slice={[0:4]}
+  b = f32[4]{0} slice(p), slice={[4:8]}
+  ROOT s = f32[4]{0} add(a, b)
+}
+ENTRY main {
+  x = f32[8]{0} parameter(0)
+  ROOT f = f32[4]{0} fusion(x), kind=kLoop, calls=fused
+}""")
+    body = module.computation("fused")
+    assert emission_count(body, body.parameter(0)) == 2
+
+
+def test_dot_operands_stay_parameters_of_an_output_fusion() -> None:
+    module = _fuse("""
+HloModule m
+ENTRY main {
+  x = f32[4,8]{1,0} parameter(0)
+  w = f32[8,16]{1,0} parameter(1)
+  nx = f32[4,8]{1,0} negate(x)
+  d = f32[4,16]{1,0} dot(nx, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT r = f32[4,16]{1,0} negate(d)
+}""")
+    (output,) = [i for i in module.entry.instructions if i.opcode is O.FUSION]
+    assert output.attrs["kind"] == "kOutput"
+    assert module.entry.instruction("nx").opcode is O.NEGATE
+    dot = next(i for i in output.attrs["calls"].instructions if i.opcode is O.DOT)
+    assert all(o.opcode is O.PARAMETER for o in dot.operands)
+
+
+def test_custom_fusions_are_left_alone() -> None:
+    text = (Path(__file__).parents[1] / "data/corpus/mlp_forward/module.opt.hlo").read_text()
+    module = _fuse(text)
+    custom = [i for i in module.entry.instructions if i.attrs.get("kind") == "kCustom"]
+    assert len(custom) == 3
+    assert all(len(i.attrs["calls"].instructions) == 3 for i in custom)
+
+
+def test_multi_output_fusion_never_creates_a_cycle() -> None:
+    module = _fuse(
+        """
+HloModule m
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  p = f32[4,8]{1,0} parameter(0)
+  zero = f32[] constant(0)
+  r1 = f32[4]{0} reduce(p, zero), dimensions={1}, to_apply=add_f32
+  b = f32[4,8]{1,0} broadcast(r1), dimensions={0}
+  q = f32[4,8]{1,0} subtract(p, b)
+  r2 = f32[4]{0} reduce(q, zero), dimensions={1}, to_apply=add_f32
+  ROOT t = (f32[4]{0}, f32[4]{0}) tuple(r1, r2)
+}""",
+        "instruction-fusion;multi-output-fusion",
+    )
+    from hlotool.verifier import verify
+
+    verify(module)
+    # r1 feeds the other reduction's fusion, so they cannot share a kernel.
+    assert module.entry.instruction("r1").opcode is O.REDUCE
+    assert sum(1 for i in module.entry.instructions if i.opcode is O.FUSION) == 1
