@@ -14,6 +14,8 @@ COMMANDS: dict[str, str] = {
     "cost": "cost",
     "memory": "memory",
     "test": "test",
+    "debug": "debug",
+    "bisect": "bisect",
     "compile": "compile",
     "graph": "graph",
 }

@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     from hlotool.targets.cpu import compile_module
 
     module = load(args)
-    ex = compile_module(module, keep_asm=args.emit == "asm")
+    ex = compile_module(module, keep_asm=args.emit == "asm", cache=False)
     if ex.library is None:
         raise UsageError(f"nothing in {module.name} compiles natively for {args.target} yet")
     write_text(args.output, ex.library.asm if args.emit == "asm" else ex.library.llvm_ir)
@@ -31,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
         for stage, seconds in ex.library.timings.stages.items():
             print(f"{stage:>10}: {seconds * 1000:8.1f} ms", file=sys.stderr)
     native = len(ex.thunks)
-    print(f"hlotool: {native} kernels; {len(ex.skipped)} instructions left to the interpreter",
+    distinct = len(set(ex.symbols.values()))
+    print(f"hlotool: {native} kernels ({distinct} distinct functions); {len(ex.skipped)} instructions left to the interpreter",
           file=sys.stderr)
     return EXIT_OK

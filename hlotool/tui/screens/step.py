@@ -1,0 +1,555 @@
+"""The main screen: step list on the left; diff, IR and graph tabs on the right."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+
+from hlotool.tui.render import (
+    DiffLine,
+    IRIndex,
+    changed_computations,
+    neighbourhood,
+    side_by_side,
+    unified,
+)
+from hlotool.tui.session import Node, PassFailed, Session
+from hlotool.tui.widgets.diff_view import DiffView
+from hlotool.tui.widgets.graph_view import GraphView
+from hlotool.tui.widgets.ir_view import IRView
+from hlotool.tui.widgets.step_list import StepList, format_delta
+
+if TYPE_CHECKING:
+    from hlotool.bisect import BisectResult, NumericResult
+    from hlotool.passes.base import Pass
+    from hlotool.tui.app import DebuggerApp
+
+
+def _b(key: str, action: str, description: str, tooltip: str, show: bool = True,
+       priority: bool = False) -> Binding:
+    """A step-screen binding, with its id derived from the action."""
+    return Binding(key, action, description, show=show, priority=priority,
+                   id=f"step.{action.split('(')[0]}", tooltip=tooltip)
+
+
+class StepScreen(Screen[None]):
+    """Step through the pipeline; every slow thing happens in a worker."""
+
+    BINDINGS = [
+        _b("n", "next", "Next", "Apply the next pass (or move to the next applied step)"),
+        Binding("space", "next", "Next", show=False, id="step.next_space",
+                tooltip="Apply the next pass"),
+        _b("p", "previous", "Prev", "Show the previous step"),
+        _b("u", "undo", "Undo", "Undo the last applied pass (it stays for redo)"),
+        _b("ctrl+r", "redo", "Redo", "Redo the most recently undone pass"),
+        _b("d", "toggle_diff", "Diff ⇄", "Unified or side-by-side diff"),
+        _b("h", "toggle_hidden", "Hide ○", "Hide or show steps that changed nothing", False),
+        _b("v", "check", "Check", "Compare the step's outputs with the input's (interpreter)"),
+        _b("c", "toggle_check_each", "Check each", "Check numerics after every step", False),
+        _b("b", "bisect", "Bisect", "Find the first pass that breaks the module"),
+        _b("g", "export_svg", "SVG", "Export the step's graph as SVG", False),
+        _b("e", "export_hlo", "Export", "Export the step as .hlo", False),
+        _b("slash", "search", "Search", "Search the IR", False),
+        _b("f", "filter", "Filter", "Filter the step list by pass name", False),
+        _b("1", "tab('diff')", "Diff", "Show the diff tab", False),
+        _b("2", "tab('ir')", "IR", "Show the IR tab", False),
+        _b("3", "tab('graph')", "Graph", "Show the graph tab", False),
+        _b("escape", "leave_input", "Back", "Leave the filter or search box", False),
+    ]
+
+    @dataclass
+    class PlanReady(Message):
+        """The pipeline's pass applications are known (or could not be found)."""
+
+        plan: list[Any]
+        error: str = ""
+
+    @dataclass
+    class StepApplied(Message):
+        """A pass was applied (node), or it could not be (error)."""
+
+        node: Node | None
+        error: str = ""
+
+    @dataclass
+    class Rendered(Message):
+        """The diff and IR text of one step are ready."""
+
+        node: Node
+        unified: list[DiffLine]
+        rows: list[tuple[DiffLine, DiffLine]]
+        text: str
+        index: IRIndex
+        note: str
+
+    @dataclass
+    class Checked(Message):
+        """A numeric check finished."""
+
+        node: Node
+        result: NumericResult
+
+    @dataclass
+    class Status(Message):
+        """A line for the status bar."""
+
+        text: str
+        severity: str = "information"
+
+    @dataclass
+    class BisectDone(Message):
+        """A bisection finished; `path` is the reproducer written ("" when none)."""
+
+        result: BisectResult
+        path: str
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.selected: Node | None = None
+        self._queue_lock = threading.Lock()
+        self._queued = 0
+        self._stepping = False
+        self._ready = False
+
+    @property
+    def session(self) -> Session:
+        """The app's session."""
+        return self.debugger.session
+
+    @property
+    def debugger(self) -> DebuggerApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="body"):
+            with Vertical(id="left"):
+                yield Input(placeholder="filter passes (f)", id="filter")
+                yield StepList(id="steps", show_times=self.debugger.options.show_times)
+                yield Static(id="details")
+            with TabbedContent(id="panes", initial="diff"):
+                with TabPane("Diff", id="diff"):
+                    yield DiffView(id="diff-view")
+                with TabPane("IR", id="ir"):
+                    yield Input(placeholder="search (enter: next match, esc: close)",
+                                id="search")
+                    yield IRView(id="ir-view")
+                with TabPane("Graph", id="graph"):
+                    yield GraphView(id="graph-view")
+        yield Static("loading the pipeline…", id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        steps = self.query_one(StepList)
+        source = "/".join(self.debugger.options.source_name.split("/")[-2:])
+        steps.border_title = f"{source} · {self.debugger.pipeline.name}"
+        steps.focus()
+        self.refresh_steps(select=self.session.root)
+        self.load_plan()
+
+    # -- workers ---------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="plan")
+    def load_plan(self) -> None:
+        """Find the pipeline's pass applications (fixed points unrolled)."""
+        from hlotool.bisect import expand
+
+        try:
+            plan = expand(self.debugger.pipeline, self.session.root.module)
+        except Exception as exc:
+            self.post_message(self.PlanReady([], f"cannot expand the pipeline: {exc}"))
+            return
+        self.post_message(self.PlanReady(plan))
+
+    @work(thread=True, group="pipeline")
+    def run_steps(self) -> None:
+        """Apply queued `next` presses one by one."""
+        while True:
+            with self._queue_lock:
+                if self._queued == 0:
+                    self._stepping = False
+                    return
+                self._queued -= 1
+            self._step_once()
+
+    def _step_once(self) -> None:
+        try:
+            node = self.session.step()
+        except PassFailed as exc:
+            self._clear_queue()
+            self.post_message(self.StepApplied(None, str(exc)))
+            return
+        if node is None:
+            self._clear_queue()
+            self.post_message(self.StepApplied(None, "the pipeline is done"))
+            return
+        if self.debugger.options.check_each:
+            self.session.check(node)
+        self.post_message(self.StepApplied(node))
+
+    def _clear_queue(self) -> None:
+        with self._queue_lock:
+            self._queued = 0
+
+    @work(thread=True, group="pipeline")
+    def run_apply(self, p: Pass) -> None:
+        """Apply one pass from the palette."""
+        try:
+            node = self.session.apply(p)
+        except PassFailed as exc:
+            self.post_message(self.StepApplied(None, str(exc)))
+        else:
+            if self.debugger.options.check_each:
+                self.session.check(node)
+            self.post_message(self.StepApplied(node))
+        finally:
+            with self._queue_lock:
+                self._stepping = False
+
+    @work(thread=True, exclusive=True, group="render")
+    def render_step(self, node: Node) -> None:
+        """Diff the step against its parent and index its text."""
+        after = node.computation_texts()
+        before = node.parent.computation_texts() if node.parent is not None else after
+        names = changed_computations(before, after)
+        if node.parent is None:
+            note = "the input module; step forward (n) to see what each pass changes"
+        elif not names:
+            note = f"{node.spec} changed nothing"
+        else:
+            note = f"{node.spec}: {len(names)} computation(s) changed"
+        text = node.text()
+        self.post_message(self.Rendered(node, unified(before, after), side_by_side(before, after),
+                                        text, IRIndex.build(text), note))
+
+    @work(thread=True, group="numerics")
+    def run_check(self, node: Node) -> None:
+        """Run the step and the input on the seeded inputs."""
+        self.post_message(self.Status(f"checking step {node.depth} {node.spec}…"))
+        self.post_message(self.Checked(node, self.session.check(node)))
+
+    @work(thread=True, exclusive=True, group="bisect")
+    def run_bisect(self) -> None:
+        """Bisect the path and the pending plan; write the reproducer."""
+        from hlotool.bisect import write_reproducer
+
+        result = self.session.bisect(lambda text: self.post_message(self.Status(f"bisect: {text}")))
+        path = ""
+        if result.found:
+            options = self.debugger.options
+            target = options.export_dir / f"{self._file_stem()}.reproducer.hlo"
+            path = str(write_reproducer(result, target))
+        self.post_message(self.BisectDone(result, path))
+
+    @work(thread=True, group="export")
+    def run_export(self, node: Node, kind: str) -> None:
+        """Write the step as .hlo or .svg."""
+        options = self.debugger.options
+        name = f"{self._file_stem()}.step{node.depth:03d}-{node.spec.split('{')[0]}"
+        path = options.export_dir / f"{name}.{kind}"
+        try:
+            if kind == "hlo":
+                path.write_text(node.text())
+            else:
+                _write_svg(node, path)
+        except Exception as exc:
+            self.post_message(self.Status(f"export failed: {exc}", "error"))
+            return
+        self.post_message(self.Status(f"wrote {path}"))
+
+    # -- messages --------------------------------------------------------------------------
+    @on(PlanReady)
+    def _plan_ready(self, message: PlanReady) -> None:
+        self.session.plan = message.plan
+        self._ready = True
+        if message.error:
+            self.set_status(message.error, "error")
+        else:
+            self.set_status(f"{len(message.plan)} pass applications planned; n or space to step")
+        self.refresh_steps()
+
+    @on(StepApplied)
+    def _step_applied(self, message: StepApplied) -> None:
+        if message.error:
+            self.set_status(message.error, "warning")
+            self.notify(message.error, severity="warning")
+        self.refresh_steps(select=message.node or self.session.head)
+        if message.node is not None:
+            self.set_status(self._describe(message.node))
+
+    @on(Rendered)
+    def _rendered(self, message: Rendered) -> None:
+        if message.node is not self.selected:
+            return
+        self.query_one(DiffView).show_diff(message.unified, message.rows, message.note)
+        ir = self.query_one(IRView)
+        ir.show(message.text, message.index, keep=ir.index.defined_at(ir.cursor))
+        self._update_graph(ir.index.defined_at(ir.cursor))
+
+    @on(Checked)
+    def _checked(self, message: Checked) -> None:
+        ok = "ok" if message.result.ok else "MISMATCH"
+        self.set_status(f"step {message.node.depth} {message.node.spec}: {ok}, "
+                        f"{message.result.summary}", "information" if message.result.ok
+                        else "error")
+        self.refresh_steps()
+
+    @on(Status)
+    def _status(self, message: Status) -> None:
+        self.set_status(message.text, message.severity)
+
+    @on(BisectDone)
+    def _bisect_done(self, message: BisectDone) -> None:
+        result = message.result
+        steps = self.query_one(StepList)
+        steps.bad_spec = result.pass_spec if result.found else ""
+        text = result.summary + (f"; reproducer: {message.path}" if message.path else "")
+        self.set_status(text, "error" if result.found else "information")
+        self.notify(text, title="bisect", severity="error" if result.found else "information",
+                    timeout=8)
+        path = self.session.path()
+        culprit = path[result.index + 1] if result.found and result.index + 1 < len(path) else None
+        self.refresh_steps(select=culprit)
+
+    @on(StepList.StepHighlighted)
+    def _highlighted(self, message: StepList.StepHighlighted) -> None:
+        node = message.node
+        if node is None:
+            if message.pending_index >= 0:
+                self.query_one(DiffView).show_message("not applied yet: press n to apply "
+                                                      "the passes up to here")
+            return
+        if node is not self.selected:
+            self.selected = node
+            self.render_step(node)
+        self.query_one("#details", Static).update(self._details(node))
+
+    @on(IRView.ValueSelected)
+    def _value_selected(self, message: IRView.ValueSelected) -> None:
+        self._update_graph(message.name)
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.query_one(StepList).filter_text = event.value
+        self.refresh_steps()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self) -> None:
+        self.query_one(StepList).focus()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        ir = self.query_one(IRView)
+        if not ir.search(event.value):
+            self.set_status(f"not found: {event.value}", "warning")
+
+    # -- actions ---------------------------------------------------------------------------
+    def action_next(self) -> None:
+        """Move to the next applied step, or apply the next pass at the head."""
+        path = self.session.path()
+        if self.selected is not None and self.selected in path and self.selected is not path[-1]:
+            self.refresh_steps(select=path[path.index(self.selected) + 1])
+            return
+        if not self._ready:
+            self.set_status("still planning the pipeline…", "warning")
+            return
+        with self._queue_lock:
+            self._queued += 1
+            start = not self._stepping
+            self._stepping = True
+        if start:
+            self.set_status(f"applying {self._next_spec()}…")
+            self.run_steps()
+
+    def _next_spec(self) -> str:
+        p = self.session.next_pass()
+        return p.spec if p is not None else "nothing (the pipeline is done)"
+
+    def action_previous(self) -> None:
+        """Show the step before the selected one."""
+        path = self.session.path()
+        if self.selected in path and self.selected is not path[0]:
+            self.refresh_steps(select=path[path.index(self.selected) - 1])
+
+    def _busy(self) -> bool:
+        with self._queue_lock:
+            busy = self._stepping
+        if busy:
+            self.set_status("a pass is running; try again when it is done", "warning")
+        return busy
+
+    def action_undo(self) -> None:
+        """Undo the last applied pass."""
+        if self._busy():
+            return
+        node = self.session.undo()
+        if node is None:
+            self.set_status("nothing to undo", "warning")
+            return
+        self.set_status(f"undid {node.redo_child.spec if node.redo_child else ''}; "
+                        f"ctrl+r redoes it")
+        self.refresh_steps(select=node)
+
+    def action_redo(self) -> None:
+        """Redo the most recently undone pass."""
+        if self._busy():
+            return
+        node = self.session.redo()
+        if node is None:
+            self.set_status("nothing to redo", "warning")
+            return
+        self.set_status(f"redid {node.spec}")
+        self.refresh_steps(select=node)
+
+    def apply_pass(self, p: Pass) -> None:
+        """Apply `p` to the head (from the command palette)."""
+        if self._busy():
+            return
+        with self._queue_lock:
+            self._stepping = True
+        self.set_status(f"applying {p.spec}…")
+        self.run_apply(p)
+
+    def action_toggle_diff(self) -> None:
+        """Unified or side-by-side diff."""
+        view = self.query_one(DiffView)
+        view.toggle_layout()
+        self.set_status("side-by-side diff" if view.side_by_side else "unified diff")
+
+    def action_toggle_hidden(self) -> None:
+        """Hide or show steps that changed nothing."""
+        steps = self.query_one(StepList)
+        steps.hide_unchanged = not steps.hide_unchanged
+        self.refresh_steps()
+        self.set_status("hiding unchanged steps" if steps.hide_unchanged else "showing all steps")
+
+    def action_check(self) -> None:
+        """Check the selected step's numerics."""
+        if self.selected is not None:
+            self.run_check(self.selected)
+
+    def action_toggle_check_each(self) -> None:
+        """Check numerics after every step (or stop doing so)."""
+        options = self.debugger.options
+        options.check_each = not options.check_each
+        self.set_status(f"numeric check after each step: {'on' if options.check_each else 'off'}")
+
+    def action_bisect(self) -> None:
+        """Bisect the pipeline for the first bad pass."""
+        if not self._ready:
+            self.set_status("still planning the pipeline…", "warning")
+            return
+        self.set_status("bisect: starting…")
+        self.run_bisect()
+
+    def action_export_svg(self) -> None:
+        """Export the selected step's graph as SVG."""
+        if self.selected is not None:
+            self.run_export(self.selected, "svg")
+
+    def action_export_hlo(self) -> None:
+        """Export the selected step as .hlo."""
+        if self.selected is not None:
+            self.run_export(self.selected, "hlo")
+
+    def action_search(self) -> None:
+        """Open the IR search box."""
+        self.query_one(TabbedContent).active = "ir"
+        box = self.query_one("#search", Input)
+        box.display = True
+        box.focus()
+
+    def action_filter(self) -> None:
+        """Focus the filter box."""
+        self.query_one("#filter", Input).focus()
+
+    def action_tab(self, tab: str) -> None:
+        """Show one of the right-hand tabs."""
+        self.query_one(TabbedContent).active = tab
+        views = {"diff": DiffView, "ir": IRView, "graph": GraphView}
+        self.query_one(views[tab]).focus()
+
+    def action_leave_input(self) -> None:
+        """Leave the search or filter box."""
+        search = self.query_one("#search", Input)
+        if search.has_focus:
+            search.display = False
+            self.query_one(IRView).focus()
+        else:
+            self.query_one(StepList).focus()
+
+    # -- drawing ---------------------------------------------------------------------------
+    def refresh_steps(self, select: Node | None = None) -> None:
+        """Redraw the step list (selecting `select` when given)."""
+        session = self.session
+        with session.lock:
+            path, pending, head = session.path(), session.pending(), session.head
+        self.query_one(StepList).show(path, pending, head, select)
+        if self.selected is not None:
+            self.query_one("#details", Static).update(self._details(self.selected))
+
+    def set_status(self, text: str, severity: str = "information") -> None:
+        """Show one line in the status bar."""
+        style = {"error": "bold red", "warning": "yellow"}.get(severity, "")
+        self.query_one("#status", Static).update(Text(text, style=style, no_wrap=True,
+                                                      overflow="ellipsis"))
+
+    def _update_graph(self, name: str | None) -> None:
+        if self.selected is None or not name:
+            return
+        view = self.query_one(GraphView)
+        width = max(40, view.size.width - 2)
+        view.show_lines(neighbourhood(self.selected.module, name, width))
+
+    def _file_stem(self) -> str:
+        """The base name of files this screen writes: the module's name."""
+        return _stem(self.session.root.module.name)
+
+    def _describe(self, node: Node) -> str:
+        change = "changed" if node.changed else "no change"
+        return f"step {node.depth}: {node.spec} ({change}); next: {self._next_spec()}"
+
+    def _details(self, node: Node) -> Text:
+        text = Text()
+        count = node.module.instruction_count
+        before = node.parent.module.instruction_count if node.parent else count
+        text.append(f"#{node.depth} {node.spec}\n", style="bold")
+        text.append(f"{before} → {count} instructions")
+        delta = format_delta(node.delta(), limit=6)
+        text.append(f"  Δ {delta}\n" if delta else "\n")
+        text.append("verifier: " + (node.verify_error or "ok") + "\n",
+                    style="red" if node.verify_error else "")
+        text.append(_numeric_text(node.numeric))
+        if len(node.children) > 1:
+            text.append(f"\n{len(node.children)} branches from here", style="magenta")
+        return text
+
+
+def _numeric_text(result: NumericResult | None) -> Text:
+    if result is None:
+        return Text("numerics: unchecked (v)", style="dim")
+    style = "green" if result.ok else "bold red"
+    return Text(f"numerics: {'ok' if result.ok else 'MISMATCH'} {result.summary}", style=style)
+
+
+def _stem(name: str) -> str:
+    """`name` with only the characters that are safe in a file name."""
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in name) or "module"
+
+
+def _write_svg(node: Node, path: Any) -> None:
+    """Draw the step with hlotool.graph (lazily imported: it may not be installed)."""
+    try:
+        from hlotool.graph import draw, write
+    except ImportError:
+        raise RuntimeError("the graph package (hlotool.graph) is not available") from None
+    write(draw(node.module), path)
