@@ -8,16 +8,16 @@ expected tokens, explained through curated examples where one matches.
 from __future__ import annotations
 
 import functools
-import os
 import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedInput
 
 from hlotool.diagnostics import HloError, error_at
+from hlotool.frontend.lark_support import grammar_cache_path, syntax_error
 from hlotool.frontend.hlo_lexer import HloLexer, blob_attr, make_token, simple_attr, simple_head
 from hlotool.frontend.hlo_ast import (
     AttrAst,
@@ -507,17 +507,6 @@ def _unsigned_type(tok: Token) -> PrimitiveType:
     return et
 
 
-def _cache_path() -> str | bool:
-    base = os.environ.get("HLOTOOL_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "hlotool"
-    )
-    try:
-        os.makedirs(base, exist_ok=True)
-    except OSError:
-        return False
-    return os.path.join(base, "hlo-grammar.lark.cache")
-
-
 @functools.cache
 def hlo_parser() -> Lark:
     """The LALR parser with the AST builder inlined (built once, cached on disk)."""
@@ -529,7 +518,7 @@ def hlo_parser() -> Lark:
         transformer=_Builder(),
         maybe_placeholders=True,
         import_paths=[str(GRAMMAR_DIR)],
-        cache=_cache_path(),
+        cache=grammar_cache_path("hlo-grammar"),
     )
 
 
@@ -573,47 +562,8 @@ _TERMINAL_NAMES = {
 }  # fmt: skip
 
 
-def _describe(terminals: set[str] | frozenset[str]) -> tuple[str, ...]:
-    """Readable names of terminals; one entry per distinct description."""
-    parser = hlo_parser()
-    out: set[str] = set()
-    for t in terminals:
-        if t in _TERMINAL_NAMES:
-            out.add(_TERMINAL_NAMES[t])
-            continue
-        try:
-            pattern = parser.get_terminal(t).pattern
-        except KeyError:
-            continue
-        if pattern.type == "str":
-            out.add(repr(pattern.value))
-    return tuple(sorted(out))
-
-
-def _show(tok: Token) -> str:
-    """How an unexpected token is named in a message."""
-    text = str(tok)
-    if len(text) > 40:
-        text = text[:37] + "..."
-    return repr(text) if tok.type not in _TERMINAL_NAMES else f"{_TERMINAL_NAMES[tok.type]} {text!r}"
-
-
 def _syntax_error(exc: UnexpectedInput, text: str) -> HloError:
     from hlotool.frontend.hlo_errors import explain
 
-    hint = explain(exc)
-    if isinstance(exc, UnexpectedEOF) or (
-        isinstance(exc, UnexpectedToken) and exc.token.type == "$END"
-    ):
-        lines = text.splitlines() or [""]
-        expected = _describe(getattr(exc, "expected", set()))
-        return HloError(hint or "unexpected end of input (unterminated module?)",
-                        len(lines), len(lines[-1]) + 1, expected)
-    if isinstance(exc, UnexpectedCharacters):
-        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
-        msg = hint or f"unexpected character {ch!r}"
-        return HloError(msg, exc.line, exc.column, _describe(exc.allowed or set()))
-    assert isinstance(exc, UnexpectedToken)
-    tok = exc.token
-    msg = hint or f"unexpected {_show(tok)}"
-    return HloError(msg, tok.line, tok.column, _describe(exc.expected), max(1, len(str(tok))))
+    return syntax_error(exc, text, hlo_parser(), _TERMINAL_NAMES,
+                        "unexpected end of input (unterminated module?)", explain(exc))

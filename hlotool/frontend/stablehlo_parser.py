@@ -9,16 +9,16 @@ become `HloError`s with a position and the expected tokens.
 from __future__ import annotations
 
 import functools
-import os
 import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedInput
 
 from hlotool.diagnostics import HloError, error_at
+from hlotool.frontend.lark_support import grammar_cache_path, syntax_error
 from hlotool.frontend.stablehlo_ast import (
     ArgAst,
     BlockArg,
@@ -633,17 +633,6 @@ def _add_module_item(module: ModuleAst, op: OpAst) -> None:
 # -- loading --------------------------------------------------------------------------------
 
 
-def _cache_path() -> str | bool:
-    base = os.environ.get("HLOTOOL_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "hlotool"
-    )
-    try:
-        os.makedirs(base, exist_ok=True)
-    except OSError:
-        return False
-    return os.path.join(base, "stablehlo-grammar.lark.cache")
-
-
 @functools.cache
 def stablehlo_parser() -> Lark:
     """The LALR parser with the AST builder inlined (built once, cached on disk)."""
@@ -654,7 +643,7 @@ def stablehlo_parser() -> Lark:
         transformer=_Builder(),
         maybe_placeholders=True,
         import_paths=[str(GRAMMAR_DIR)],
-        cache=_cache_path(),
+        cache=grammar_cache_path("stablehlo-grammar"),
     )
 
 
@@ -683,42 +672,7 @@ _TERMINAL_NAMES = {
 }  # fmt: skip
 
 
-def _describe(terminals: set[str] | frozenset[str]) -> tuple[str, ...]:
-    parser = stablehlo_parser()
-    out = []
-    for t in sorted(terminals):
-        if t in _TERMINAL_NAMES:
-            out.append(_TERMINAL_NAMES[t])
-            continue
-        try:
-            pattern = parser.get_terminal(t).pattern
-            out.append(repr(pattern.value) if pattern.type == "str" else t.lower())
-        except KeyError:
-            out.append(t)
-    return tuple(out)
-
-
 def _syntax_error(exc: UnexpectedInput, text: str) -> HloError:
-    if isinstance(exc, UnexpectedEOF) or (
-        isinstance(exc, UnexpectedToken) and exc.token.type == "$END"
-    ):
-        lines = text.splitlines() or [""]
-        expected = _describe(getattr(exc, "expected", set()))
-        return HloError(
-            "unexpected end of input (unclosed '{' or missing ':' types?)",
-            len(lines),
-            len(lines[-1]) + 1,
-            expected,
-        )
-    if isinstance(exc, UnexpectedCharacters):
-        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
-        return HloError(
-            f"unexpected character {ch!r}", exc.line, exc.column, _describe(exc.allowed or set())
-        )
-    assert isinstance(exc, UnexpectedToken)
-    tok = exc.token
-    what = _describe({tok.type})[0]
-    shown = what if what == repr(str(tok)) else f"{what} {str(tok)!r}"
-    return HloError(
-        f"unexpected {shown}", tok.line, tok.column, _describe(exc.expected), max(1, len(str(tok)))
-    )
+    return syntax_error(exc, text, stablehlo_parser(), _TERMINAL_NAMES,
+                        "unexpected end of input (unclosed '{' or missing ':' types?)")
+

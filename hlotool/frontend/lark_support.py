@@ -1,0 +1,62 @@
+"""What both grammars' parsers share: the on-disk grammar cache and the translation of
+Lark's exceptions into HloErrors with readable expectations."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from lark import Lark
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from hlotool.diagnostics import HloError
+
+
+def grammar_cache_path(name: str) -> str | bool:
+    """Where Lark caches the analysed grammar `name` (False when there is no cache dir)."""
+    base = os.environ.get("HLOTOOL_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "hlotool"
+    )
+    try:
+        os.makedirs(base, exist_ok=True)
+    except OSError:
+        return False
+    return os.path.join(base, f"{name}.lark.cache")
+
+
+def describe_terminals(parser: Lark, terminals: set[str] | frozenset[str],
+                       names: Mapping[str, str]) -> tuple[str, ...]:
+    """Readable names of terminals (from `names`, else a literal's text), deduplicated."""
+    out: set[str] = set()
+    for t in terminals:
+        if t in names:
+            out.add(names[t])
+            continue
+        try:
+            pattern = parser.get_terminal(t).pattern
+        except KeyError:
+            continue
+        out.add(repr(pattern.value) if pattern.type == "str" else t.lower())
+    return tuple(sorted(out))
+
+
+def syntax_error(exc: UnexpectedInput, text: str, parser: Lark, names: Mapping[str, str],
+                 at_end: str, hint: str | None = None) -> HloError:
+    """An HloError for a Lark syntax error; `hint` (a curated explanation) replaces the
+    generic message, `at_end` is the message for running out of input."""
+    if isinstance(exc, UnexpectedEOF) or (
+        isinstance(exc, UnexpectedToken) and exc.token.type == "$END"
+    ):
+        lines = text.splitlines() or [""]
+        expected = describe_terminals(parser, getattr(exc, "expected", set()), names)
+        return HloError(hint or at_end, len(lines), len(lines[-1]) + 1, expected)
+    if isinstance(exc, UnexpectedCharacters):
+        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        return HloError(hint or f"unexpected character {ch!r}", exc.line, exc.column,
+                        describe_terminals(parser, exc.allowed or set(), names))
+    assert isinstance(exc, UnexpectedToken)
+    tok = exc.token
+    text_of = str(tok) if len(str(tok)) <= 40 else str(tok)[:37] + "..."
+    shown = f"{names[tok.type]} {text_of!r}" if tok.type in names else repr(text_of)
+    return HloError(hint or f"unexpected {shown}", tok.line, tok.column,
+                    describe_terminals(parser, exc.expected, names), max(1, len(str(tok))))
