@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{stage:>10}: {seconds * 1000:8.1f} ms", file=sys.stderr)
     native = len(ex.thunks)
     distinct = len(set(ex.symbols.values()))
-    print(f"hlotool: {native} kernels ({distinct} distinct functions); {len(ex.skipped)} instructions left to the interpreter",
+    print(f"hlotool: {native} kernels ({distinct} distinct functions); "
+          f"{len(ex.skipped)} instructions left to the interpreter",
           file=sys.stderr)
     return EXIT_OK

@@ -13,8 +13,12 @@ from hlotool.diagnostics import HloError
 
 
 def grammar_cache_path(name: str) -> str | bool:
-    """Where Lark caches the analysed grammar `name` (False when there is no cache dir)."""
-    base = os.environ.get("HLOTOOL_CACHE_DIR") or os.path.join(
+    """Where Lark caches the analysed grammar `name`; False when caching is off
+    (HLOTOOL_CACHE_DIR set to off, none or empty) or no cache dir can be made."""
+    setting = os.environ.get("HLOTOOL_CACHE_DIR")
+    if setting is not None and setting.strip().lower() in ("", "off", "none"):
+        return False
+    base = setting or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "hlotool"
     )
     try:

@@ -22,7 +22,14 @@ from hlotool.ir.opcodes import CALLS_REDUCER, ELEMENTWISE, Opcode
 from hlotool.targets.cpu import irutils as u
 from hlotool.targets.cpu.jit import host
 from hlotool.targets.cpu.kernels.elemental import is_fusable_product, unsupported_reason
+from hlotool.targets.cpu.kernels.dot import DotPlan, unsupported_dot
 from hlotool.targets.cpu.kernels.loop import LoopPlan, emit_loop_kernel
+from hlotool.targets.cpu.kernels.reduce import (
+    ReducePlan,
+    emit_reduce_kernel,
+    fused_product,
+    unsupported_reduce,
+)
 
 O = Opcode
 
@@ -34,11 +41,30 @@ _STANDALONE = (ELEMENTWISE | {O.CONVERT, O.BITCAST_CONVERT, O.BROADCAST, O.BITCA
                               O.SLICE, O.REVERSE, O.PAD, O.CONCATENATE, O.IOTA}) - {O.MAP}
 
 
+#: Every kind of native kernel plan.
+KernelPlan = LoopPlan | ReducePlan | DotPlan
+
+
+def is_llvm(plan: KernelPlan) -> bool:
+    """Whether the plan is an LLVM function (a DotPlan is a BLAS call)."""
+    return not isinstance(plan, DotPlan)
+
+
+def emit_kernel(module: ir.Module, plan: KernelPlan, symbol: str, *, x86: bool) -> None:
+    """Add the LLVM function `symbol` computing `plan` to `module`."""
+    if isinstance(plan, ReducePlan):
+        emit_reduce_kernel(module, plan, symbol, x86=x86)
+    else:
+        emit_loop_kernel(module, plan, x86=x86, symbol=symbol)
+
+
 @dataclass(slots=True)
 class CompiledPlan:
     """All kernels of one module plus why the rest was not compiled."""
 
-    plans: dict[int, LoopPlan] = field(default_factory=dict)
+    plans: dict[int, KernelPlan] = field(default_factory=dict)
+    #: Kernel name -> symbol of the LLVM function computing it (duplicates share one).
+    symbols: dict[str, str] = field(default_factory=dict)
     #: Instruction name -> reason it falls back to the interpreter.
     skipped: dict[str, str] = field(default_factory=dict)
     #: ids of the computations whose instructions run one by one (counted in stats).
@@ -86,10 +112,15 @@ def plan_module(module: Module) -> CompiledPlan:
     return out
 
 
-def plan_instruction(ins: Instruction, name: str) -> tuple[LoopPlan | None, str]:
-    """The loop kernel for `ins`, or (None, why not)."""
+def plan_instruction(ins: Instruction, name: str) -> tuple[KernelPlan | None, str]:
+    """The kernel for `ins`, or (None, why not)."""
     if ins.opcode is O.FUSION:
         return _plan_fusion(ins, name)
+    if ins.opcode is O.REDUCE:
+        return _plan_reduce(ins, name)
+    if ins.opcode is O.DOT:
+        reason = unsupported_dot(ins)
+        return (None, reason) if reason else (DotPlan(name, [ins], list(ins.operands)), "")
     if ins.opcode not in _STANDALONE:
         return None, f"no kernel for {ins.opcode.value}"
     reason = unsupported_reason(ins)
@@ -110,11 +141,31 @@ def _inlined_product(user: Instruction, operand: Instruction) -> bool:
         all(o.shape.is_array and o.shape.element_type in u.NATIVE_TYPES for o in operand.operands)
 
 
-def _plan_fusion(ins: Instruction, name: str) -> tuple[LoopPlan | None, str]:
-    if ins.attrs.get("kind") != "kLoop":
-        return None, f"{ins.attrs.get('kind')} fusion"
+def _plan_reduce(ins: Instruction, name: str) -> tuple[ReducePlan | None, str]:
+    """A standalone reduce: reads its operand (or the operands of a contracted product)
+    and its init value from buffers."""
+    reason = unsupported_reduce(ins)
+    if reason:
+        return None, reason
+    for o in ins.operands:
+        if not o.shape.is_array or o.shape.element_type not in u.NATIVE_TYPES:
+            return None, f"operand {o.shape}"
+    product = fused_product(ins)
+    if product is not None and all(
+            o.shape.dimensions == product.shape.dimensions for o in product.operands):
+        inputs = [*product.operands, ins.operand(1)]
+        inputs = [x for k, x in enumerate(inputs) if all(x is not y for y in inputs[:k])]
+        return ReducePlan(name, [ins], inputs), ""
+    return ReducePlan(name, [ins], [ins.operand(0), ins.operand(1)]), ""
+
+
+def _plan_fusion(ins: Instruction, name: str) -> tuple[KernelPlan | None, str]:
     comp: Computation = ins.attrs["calls"]
     assert comp.root is not None
+    if comp.root.opcode is O.REDUCE:
+        return _plan_reduce_fusion(ins, comp, name)
+    if ins.attrs.get("kind") != "kLoop":
+        return None, f"{ins.attrs.get('kind')} fusion"
     roots = list(comp.root.operands) if comp.root.opcode is O.TUPLE else [comp.root]
     if any(not r.shape.is_array or r.shape.dimensions != roots[0].shape.dimensions for r in roots):
         return None, "multi-output fusion with different shapes"
@@ -134,6 +185,31 @@ def _plan_fusion(ins: Instruction, name: str) -> tuple[LoopPlan | None, str]:
     return LoopPlan(name, roots, comp.parameters, constants), ""
 
 
+def _plan_reduce_fusion(ins: Instruction, comp: Computation,
+                        name: str) -> tuple[ReducePlan | None, str]:
+    """A fusion whose root is a reduce (kInput, or a custom fusion of one): the prologue
+    feeding the reduce is computed by the elemental emitter inside the reduction loops."""
+    root = comp.root
+    assert root is not None
+    reason = unsupported_reduce(root)
+    if reason:
+        return None, f"{root.name}: {reason}"
+    constants: list[tuple[Instruction, np.ndarray]] = []
+    for f in comp.instructions:
+        if f is root:
+            continue
+        if f.opcode is O.PARAMETER:
+            if not f.shape.is_array or f.shape.element_type not in u.NATIVE_TYPES:
+                return None, f"parameter {f.shape}"
+            continue
+        reason = unsupported_reason(f)
+        if reason:
+            return None, f"{f.name}: {reason}"
+        if f.opcode is O.CONSTANT and not _is_splat(f):
+            constants.append((f, _literal(f)))
+    return ReducePlan(name, [root], comp.parameters, constants), ""
+
+
 def _literal(ins: Instruction) -> np.ndarray:
     from hlotool.interpreter.kernels.data_movement import literal_value
 
@@ -147,13 +223,39 @@ def _is_splat(ins: Instruction) -> bool:
                                       a.view(np.uint8).reshape(a.size, -1)[0]))
 
 
-def build_llvm_module(name: str, plans: list[LoopPlan]) -> str:
-    """Textual LLVM IR with every kernel of `plans`."""
-    module = ir.Module(name=_symbol(name))
+#: Placeholder symbol kernels are emitted under when looking for duplicates.
+_PLACEHOLDER = "__hlotool_kernel__"
+
+
+def build_llvm_module(name: str, plans: list[KernelPlan]) -> tuple[str, dict[str, str]]:
+    """Textual LLVM IR with every distinct kernel of `plans` (those compiled by LLVM), and for every plan the
+    symbol of the function that computes it.
+
+    Identical kernels (the same fused computation structure and shapes, e.g. one
+    elementwise op applied to many same-shaped values) become one LLVM function: each
+    kernel is emitted on its own under a placeholder name and its IR text is the key."""
     x86 = host().is_x86
+    symbols: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    declares: dict[str, None] = {}
+    bodies: list[str] = []
     for plan in plans:
-        emit_loop_kernel(module, plan, x86=x86)
-    return str(module)
+        if not is_llvm(plan):
+            continue
+        module = ir.Module(name=_symbol(name))
+        emit_kernel(module, plan, _PLACEHOLDER, x86=x86)
+        text = str(module)
+        symbol = seen.get(text)
+        if symbol is None:
+            symbol = seen[text] = plan.name
+            for line in text.replace(_PLACEHOLDER, plan.name).splitlines():
+                if line.startswith("declare "):
+                    declares[line] = None
+                elif not line.startswith(("; ModuleID", "target ")):
+                    bodies.append(line)
+        symbols[plan.name] = symbol
+    header = f'; ModuleID = "{_symbol(name)}"'
+    return "\n".join([header, *declares, *bodies, ""]), symbols
 
 
 def _symbol(name: str) -> str:

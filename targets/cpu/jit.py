@@ -109,6 +109,10 @@ class CodeLibrary:
         self.asm = ""
         self._module: llvm.ModuleRef | None = None
         self._engine: llvm.ExecutionEngine | None = None
+        #: Whether the code came from the disk cache.
+        self.cache_hit = False
+        #: The object file, when compiled through `finalize_to_object`.
+        self.object_code = b""
 
     def add_ir_module(self, text: str) -> None:
         """Parse and verify textual LLVM IR (one module per library)."""
@@ -141,6 +145,26 @@ class CodeLibrary:
             engine.finalize_object()
             engine.run_static_constructors()
         self._engine = engine
+
+    def finalize_to_object(self, *, keep_asm: bool = False) -> None:
+        """Optimise, emit an object file (kept in `object_code`) and load it: the same
+        machine code as `finalize`, with one codegen shared by the JIT and the cache."""
+        if self._engine is not None:
+            return
+        if self._module is None:
+            raise RuntimeError(f"library {self.name} has no module")
+        mod = self._module
+        mod.triple = host().triple
+        mod.data_layout = str(target_machine().target_data)
+        with self.timings.record("optimize"):
+            optimize(mod, self.speed_level)
+        self.llvm_ir = str(mod)
+        if keep_asm:
+            with self.timings.record("emit-asm"):
+                self.asm = target_machine().emit_assembly(mod)
+        with self.timings.record("codegen"):
+            self.object_code = target_machine().emit_object(mod)
+        self.load_object(self.object_code)
 
     def load_object(self, data: bytes) -> None:
         """Use a previously emitted object file instead of compiling (disk cache hit)."""

@@ -26,6 +26,7 @@ from hlotool.ir.types import PrimitiveType
 from hlotool.targets.base import Executable, ExecutionStats
 from hlotool.targets.cpu.codegen import FREE_OPS, CompiledPlan
 from hlotool.targets.cpu.jit import CodeLibrary
+from hlotool.targets.cpu.kernels.dot import DotPlan, DotThunk
 from hlotool.targets.cpu.kernels.loop import LoopPlan
 
 
@@ -36,8 +37,9 @@ _CONTROL = frozenset({Opcode.FUSION, Opcode.CALL, Opcode.WHILE, Opcode.CONDITION
 class Thunk:
     """One native kernel call: operand values in, fresh output arrays out."""
 
-    def __init__(self, ins: Instruction, plan: LoopPlan, library: CodeLibrary) -> None:
-        self.fn = library.get_function(plan.name)
+    def __init__(self, ins: Instruction, plan: LoopPlan, library: CodeLibrary,
+                 symbol: str) -> None:
+        self.fn = library.get_function(symbol)
         self.ins = ins
         self.multi = len(plan.roots) > 1 or ins.shape.is_tuple
         self.sources = [_source_position(ins, i) for i in plan.inputs]
@@ -100,11 +102,16 @@ class CpuExecutable(Executable, Evaluator):
         self.library = library
         self.skipped = plan.skipped
         self.counted = plan.counted
-        self.thunks: dict[int, Thunk] = {}
-        if library is not None:
-            ins_by_id = {id(i): i for c in module.computations for i in c.instructions}
-            for key, loop in plan.plans.items():
-                self.thunks[key] = Thunk(ins_by_id[key], loop, library)
+        #: Kernel name -> LLVM function symbol (identical kernels share one function).
+        self.symbols = plan.symbols
+        self.thunks: dict[int, Thunk | DotThunk] = {}
+        ins_by_id = {id(i): i for c in module.computations for i in c.instructions}
+        for key, kernel in plan.plans.items():
+            if isinstance(kernel, DotPlan):
+                self.thunks[key] = DotThunk(ins_by_id[key])
+            elif library is not None:
+                symbol = plan.symbols.get(kernel.name, kernel.name)
+                self.thunks[key] = Thunk(ins_by_id[key], kernel, library, symbol)
         self._stats = ExecutionStats()
         self._env: dict[int, Value] = {}
 

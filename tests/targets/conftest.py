@@ -5,11 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 
 from hlotool.frontend import parse_hlo
 from hlotool.interpreter.core import Evaluator
 from hlotool.targets.cpu import compile_module
 from hlotool.targets.cpu.runtime import CpuExecutable
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_compile_cache(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Compile through a fresh cache directory (never the user's cache)."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("HLOTOOL_CACHE_DIR", str(tmp_path_factory.mktemp("hlotool-cache")))
+    yield
+    mp.undo()
 
 
 def run_both(text: str, *args: Any) -> tuple[Any, Any, CpuExecutable]:

@@ -163,3 +163,17 @@ ENTRY e {
   ROOT r = f32[5,3]{0,1} bitcast(a)
 }"""
     check_native(text, np.arange(15, dtype=np.float32).reshape(3, 5))
+
+
+@pytest.mark.parametrize(("shape", "perm"), [((70, 45), (1, 0)), ((3, 40, 33), (0, 2, 1)),
+                                             ((33, 5, 64), (2, 1, 0)), ((64, 64), (1, 0))])
+def test_blocked_transpose(shape: tuple[int, ...], perm: tuple[int, ...]) -> None:
+    """Transposes that move the minor dim run in 32x32 tiles (ragged edges included)."""
+    out = [shape[p] for p in perm]
+    text = f"""HloModule m
+ENTRY e {{
+  a = f32[{",".join(map(str, shape))}] parameter(0)
+  t = f32[{",".join(map(str, out))}] transpose(a), dimensions={{{",".join(map(str, perm))}}}
+  ROOT r = f32[{",".join(map(str, out))}] negate(t)
+}}"""
+    check_native(text, np.arange(np.prod(shape), dtype=np.float32).reshape(shape))

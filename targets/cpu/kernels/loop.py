@@ -47,19 +47,22 @@ class LoopPlan:
         return [r.shape for r in self.roots]
 
 
-def emit_loop_kernel(module: ir.Module, plan: LoopPlan, *, x86: bool = True) -> None:
-    """Add the kernel and its entry point for `plan` to `module`."""
+def emit_loop_kernel(module: ir.Module, plan: LoopPlan, *, x86: bool = True,
+                     symbol: str | None = None) -> None:
+    """Add the kernel and its entry point for `plan` to `module` (named `symbol`, by
+    default the plan's name)."""
+    symbol = symbol or plan.name
     buffers = [i.shape for i in plan.inputs] + [c.shape for c, _ in plan.constants]
     n_in, n_out = len(buffers), len(plan.roots)
     body = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR] * (n_in + n_out)),
-                       name=f"{plan.name}.body")
+                       name=f"{symbol}.body")
     body.linkage = "internal"
     body.attributes.add("noinline")
     body.attributes.add("nounwind")
     for arg in body.args:
         arg.add_attribute("noalias")
     _emit_body(body, plan)
-    _emit_entry(module, plan.name, body, x86)
+    emit_entry(module, symbol, body, x86)
 
 
 def _emit_body(fn: ir.Function, plan: LoopPlan) -> None:
@@ -69,8 +72,72 @@ def _emit_body(fn: ir.Function, plan: LoopPlan) -> None:
     outs = fn.args[len(sources):]
     dims = plan.roots[0].shape.dimensions
     emitter = ElementalEmitter(b, inputs)
-    _loop_nest(b, dims, [], lambda index: _store_roots(b, emitter, plan, outs, dims, index))
+    store = lambda index: _store_roots(b, emitter, plan, outs, dims, index)  # noqa: E731
+    tiled = _transposed_dim(plan)
+    if tiled is None:
+        _loop_nest(b, dims, [], store)
+    else:
+        _tiled_nest(b, dims, tiled, store)
     b.ret_void()
+
+
+#: Tile edge of blocked transposes (a 32x32 f32 tile of reads and writes stays in L1).
+TILE = 32
+
+
+def _transposed_dim(plan: LoopPlan) -> int | None:
+    """The output dim that walks the contiguous dim of a transposed operand, when the
+    kernel contains a transpose of the output's shape that moves the minor dim (then the
+    loops are blocked over that dim and the output's minor dim)."""
+    dims = plan.roots[0].shape.dimensions
+    rank = len(dims)
+    if rank < 2 or dims[-1] < TILE:
+        return None
+    inputs = {id(i) for i in plan.inputs}
+    stack, seen = list(plan.roots), set()
+    while stack:
+        ins = stack.pop()
+        if id(ins) in seen or id(ins) in inputs:
+            continue
+        seen.add(id(ins))
+        if ins.opcode.value == "transpose" and ins.shape.dimensions == dims:
+            perm = list(ins.attrs["dimensions"])
+            j = perm.index(rank - 1)
+            if j != rank - 1 and dims[j] >= TILE:
+                return j
+        stack.extend(ins.operands)
+    return None
+
+
+def _tiled_nest(b: ir.IRBuilder, dims: tuple[int, ...], j: int,
+                emit: Callable[[tuple[ir.Value, ...]], None]) -> None:
+    """Loops over `dims` with dims j and last blocked in TILE x TILE tiles."""
+    last = len(dims) - 1
+    outer = [d for d in range(len(dims)) if d not in (j, last)]
+    index: dict[int, ir.Value] = {}
+
+    def blocks(k: int) -> None:
+        if k < len(outer):
+            with u.for_range(b, dims[outer[k]], name=f"d{outer[k]}") as i:
+                index[outer[k]] = i
+                blocks(k + 1)
+            return
+        with u.for_range(b, -(-dims[j] // TILE), name="tj") as tj, \
+                u.for_range(b, -(-dims[last] // TILE), name="tl") as tl:
+            j0, l0 = b.mul(tj, u.i64(TILE)), b.mul(tl, u.i64(TILE))
+            nj = _tile_extent(b, j0, dims[j])
+            nl = _tile_extent(b, l0, dims[last])
+            with u.for_range(b, nj, name="ij") as ij, u.for_range(b, nl, name="il") as il:
+                index[j] = b.add(j0, ij)
+                index[last] = b.add(l0, il)
+                emit(tuple(index[d] for d in range(len(dims))))
+
+    blocks(0)
+
+
+def _tile_extent(b: ir.IRBuilder, start: ir.Value, n: int) -> ir.Value:
+    rest = b.sub(u.i64(n), start)
+    return b.select(b.icmp_signed("<", rest, u.i64(TILE)), rest, u.i64(TILE))
 
 
 def _loop_nest(b: ir.IRBuilder, dims: tuple[int, ...], index: list[ir.Value],
@@ -95,7 +162,7 @@ def _store_roots(b: ir.IRBuilder, emitter: ElementalEmitter, plan: LoopPlan,
         b.store(v, ptr)
 
 
-def _emit_entry(module: ir.Module, name: str, body: ir.Function, x86: bool) -> None:
+def emit_entry(module: ir.Module, name: str, body: ir.Function, x86: bool) -> None:
     """`void name(void **buffers)`: unpack pointers, set FTZ/DAZ, call the body."""
     entry = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR]), name=name)
     b = ir.IRBuilder(entry.append_basic_block("entry"))

@@ -1,0 +1,141 @@
+"""The CPU target's compile cache on disk.
+
+A compiled module is stored as one object file (`CodeLibrary.emit_object`) plus a small
+JSON file with what the runtime needs to rebuild its thunks: the kernel names of the plan
+(which instruction gets which kernel is recomputed by `plan_module`, which is
+deterministic and takes ~1-2 ms) and the symbol each kernel name resolves to (identical
+kernels share one function).
+
+The key hashes everything the machine code depends on:
+
+* the module's structure with names (`hlotool.ir.structure.fingerprint(names=True)`:
+  opcodes, shapes and layouts, attributes, constants, wiring, call graph);
+* the kernel-relevant facts: the source of the code generator (every `.py` file of
+  `hlotool.targets.cpu`, so a changed emitter never loads stale code), the LLVM version,
+  the optimisation level;
+* the target name, the host triple, CPU name and feature string;
+* the hlotool version.
+
+Location: `$HLOTOOL_CACHE_DIR` when set (`off`, `none` or empty disables the cache),
+else `$XDG_CACHE_HOME/hlotool/cpu` or `~/.cache/hlotool/cpu`. Entries are written
+atomically (temporary file + rename), so concurrent processes may share a directory.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hlotool.ir.module import Module
+from hlotool.ir.structure import fingerprint
+from hlotool.targets.cpu.jit import host
+
+#: Bump when the entry format changes.
+FORMAT = 1
+
+
+def cache_dir() -> Path | None:
+    """The cache directory, or None when caching is disabled."""
+    env = os.environ.get("HLOTOOL_CACHE_DIR")
+    if env is not None:
+        return None if env.strip().lower() in ("", "off", "none", "0") else Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "hlotool" / "cpu"
+
+
+@functools.cache
+def _code_version() -> str:
+    """Hash of the code generator's source files and the LLVM/hlotool versions."""
+    import llvmlite
+    import llvmlite.binding as llvm
+
+    h = hashlib.blake2b(digest_size=16)
+    root = Path(__file__).parent
+    for p in sorted(root.rglob("*.py")):
+        h.update(p.relative_to(root).as_posix().encode())
+        h.update(p.read_bytes())
+    h.update(f"llvmlite {llvmlite.__version__} llvm {llvm.llvm_version_info}".encode())
+    h.update(_hlotool_version().encode())
+    return h.hexdigest()
+
+
+def _hlotool_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("hlotool")
+    except Exception:  # noqa: BLE001 - an uninstalled checkout
+        return "unknown"
+
+
+def module_key(module: Module, *, target: str = "cpu", speed_level: int = 2) -> str:
+    """The cache key of `module` compiled for this host."""
+    h = hashlib.blake2b(digest_size=20)
+    parts = [f"format {FORMAT}", f"target {target}", f"host {host().key}",
+             f"code {_code_version()}", f"opt {speed_level}",
+             f"module {fingerprint(module, names=True)}"]
+    h.update("\n".join(parts).encode())
+    return h.hexdigest()
+
+
+@dataclass(slots=True)
+class Entry:
+    """A cached compilation: object code and the kernel-name -> symbol map."""
+
+    obj: bytes
+    symbols: dict[str, str]
+
+
+class DiskCache:
+    """Object files and metadata under one directory."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @classmethod
+    def default(cls) -> DiskCache | None:
+        root = cache_dir()
+        return None if root is None else cls(root)
+
+    def _paths(self, key: str) -> tuple[Path, Path]:
+        d = self.root / key[:2]
+        return d / f"{key}.o", d / f"{key}.json"
+
+    def load(self, key: str) -> Entry | None:
+        obj_path, meta_path = self._paths(key)
+        try:
+            meta: dict[str, Any] = json.loads(meta_path.read_text())
+            obj = obj_path.read_bytes()
+        except (OSError, ValueError):
+            return None
+        if meta.get("format") != FORMAT or meta.get("size") != len(obj):
+            return None
+        return Entry(obj, dict(meta["symbols"]))
+
+    def store(self, key: str, entry: Entry) -> None:
+        """Write an entry (best effort: an unwritable directory only loses the cache)."""
+        obj_path, meta_path = self._paths(key)
+        meta = {"format": FORMAT, "size": len(entry.obj), "symbols": entry.symbols}
+        try:
+            obj_path.parent.mkdir(parents=True, exist_ok=True)
+            _atomic_write(obj_path, entry.obj)
+            _atomic_write(meta_path, json.dumps(meta).encode())
+        except OSError:
+            pass
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise

@@ -1,0 +1,97 @@
+"""Dot: a BLAS call (numpy.matmul, OpenBLAS) inside a thunk.
+
+The issue allows either a BLAS call or generated kernels. Measured on the development
+machine (docs/targets.md, Part 0): a register-tiled llvmlite sgemm of ~120 lines of IR
+reaches 84-102 GFLOP/s on one core, the same as OpenBLAS on one core (~98), but OpenBLAS
+also uses the second core (~190 GFLOP/s at 2048^3, 87% of peak at 1024^3), and on the
+MLP's shapes (256x512 @ 512x1024, 256x1024 @ 1024x1024, 256x1024 @ 1024x10) BLAS is as
+fast or faster at every size, with no compile time. So every shape takes the BLAS path:
+
+* 512^3, 1024^3, the MLP's two big layers: BLAS (multi-threaded, packed panels);
+* the thin 1024x10 output layer: BLAS too (gemm with n=10; a generated kernel would
+  need a special narrow-N microkernel to beat it, not worth the compile time).
+
+Numerics are the interpreter's (hlotool/interpreter/kernels/contraction.py): operands
+widened to f32/f64 with denormals flushed, one matmul, the result flushed and converted.
+The thunk precomputes the operand permutations and reshapes, so a call is a few numpy
+calls with no interpreter dispatch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from hlotool.interpreter.kernels.elementwise import flush_denormals, flush_result
+from hlotool.ir.instruction import Instruction
+from hlotool.ir.opcodes import Opcode
+from hlotool.ir.types import PrimitiveType
+
+P = PrimitiveType
+_TYPES = {P.F32: np.float32, P.F64: np.float64}
+
+
+@dataclass(slots=True)
+class DotPlan:
+    """A dot computed by BLAS."""
+
+    name: str
+    roots: list[Instruction]
+    inputs: list[Instruction]
+
+
+def unsupported_dot(ins: Instruction) -> str | None:
+    if ins.opcode is not Opcode.DOT or ins.operand_count != 2:
+        return "not a dot"
+    types = {ins.shape.element_type, *(o.shape.element_type for o in ins.operands)}
+    if len(types) != 1 or next(iter(types)) not in _TYPES:
+        return "dot element types"
+    if ins.attrs.get("algorithm"):
+        return "dot algorithm"
+    if any(s.is_dynamic for s in (ins.shape, *(o.shape for o in ins.operands))):
+        return "dynamic shape"
+    return None
+
+
+class DotThunk:
+    """dot_general as one (batched) matmul of precomputed 2-D/3-D views."""
+
+    def __init__(self, ins: Instruction) -> None:
+        self.ins = ins
+        a, b = ins.operand(0).shape, ins.operand(1).shape
+        attrs = ins.attrs
+        lb = tuple(attrs.get("lhs_batch_dims") or ())
+        lc = tuple(attrs.get("lhs_contracting_dims") or ())
+        rb = tuple(attrs.get("rhs_batch_dims") or ())
+        rc = tuple(attrs.get("rhs_contracting_dims") or ())
+        lf = [d for d in range(a.rank) if d not in lb and d not in lc]
+        rf = [d for d in range(b.rank) if d not in rb and d not in rc]
+        nb = math.prod(a.dimensions[d] for d in lb)
+        m = math.prod(a.dimensions[d] for d in lf)
+        n = math.prod(b.dimensions[d] for d in rf)
+        k = math.prod(a.dimensions[d] for d in lc)
+        self.lperm = (*lb, *lf, *lc)
+        self.rperm = (*rb, *rc, *rf)
+        self.lshape, self.rshape = (nb, m, k), (nb, k, n)
+        self.out_shape = ins.shape.dimensions
+        self.dtype = np.dtype(_TYPES[ins.shape.element_type])
+        self.in_specs = [(a.dimensions, self.dtype), (b.dimensions, self.dtype)]
+        self.batched = nb != 1
+
+    def inputs(self, operands: list, env: dict) -> list:
+        return operands
+
+    def accepts(self, values: list) -> bool:
+        return all(isinstance(v, np.ndarray | np.generic) and np.shape(v) == tuple(d)
+                   for v, (d, _) in zip(values, self.in_specs, strict=True))
+
+    def __call__(self, values: list) -> np.ndarray:
+        a = flush_denormals(np.asarray(values[0], self.dtype))
+        b = flush_denormals(np.asarray(values[1], self.dtype))
+        lhs = np.transpose(a, self.lperm).reshape(self.lshape)
+        rhs = np.transpose(b, self.rperm).reshape(self.rshape)
+        with np.errstate(all="ignore"):
+            out = np.matmul(lhs, rhs) if self.batched else np.matmul(lhs[0], rhs[0])
+        return flush_result(out).reshape(self.out_shape)
