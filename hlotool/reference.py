@@ -87,6 +87,12 @@ def _child(folder: str, suffix: str) -> None:
     from hlotool.values_io import load_npz, save_npz
 
     jax = _jax()
+    # Keep 64-bit inputs 64-bit, and register the LAPACK kernels that custom calls in
+    # HLO text refer to (without this XLA:CPU crashes on them).
+    jax.config.update("jax_enable_x64", True)
+    from jax._src.lax import linalg
+
+    linalg.initialize_lapack()
     d = Path(folder)
     text = (d / f"module{suffix}").read_text()
     if suffix == ".hlo":

@@ -122,11 +122,7 @@ def test_elementwise_ops_use_their_pretty_form(
     "path", [c / n for c in CASES for n in SOURCES], ids=lambda p: f"{p.parent.name}/{p.name}"
 )
 def test_corpus_printing_is_a_fixed_point(path: Path) -> None:
-    text = print_stablehlo(_parse(path))
-    if "Brackets(" in text:
-        pytest.xfail("the StableHLO front end keeps pretty-form attributes of unrefined "
-                     "dynamic ops as Python reprs in the custom-call backend_config")  # fmt: skip
-    _assert_fixed_point(text)
+    _assert_fixed_point(print_stablehlo(_parse(path)))
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)

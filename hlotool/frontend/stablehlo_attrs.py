@@ -621,6 +621,11 @@ def attr_text(v: Any) -> str:
         return v.word
     if isinstance(v, ListAttr):
         return "[" + ", ".join(attr_text(x) for x in v.items) + "]"
+    if isinstance(v, Brackets):
+        text = " x ".join("[" + ", ".join(str(x) for x in lst) + "]" for lst in v.lists)
+        if v.arrow is not None:
+            text += "->[" + ", ".join(str(x) for x in v.arrow) + "]"
+        return text
     if isinstance(v, DenseArrayAttr):
         body = ", ".join(str(x).lower() if isinstance(x, bool) else str(x) for x in v.values)
         return f"array<{v.element}{': ' + body if body else ''}>"

@@ -32,6 +32,7 @@ import ml_dtypes
 import numpy as np
 from numpy.typing import ArrayLike
 
+from hlotool.interpreter.kernels.data_movement import is_scalar_in_region
 from hlotool.interpreter.core import Evaluator, Unsupported, Value, impl
 from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
@@ -980,7 +981,8 @@ def _convert(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
 def _bitcast_convert(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
     x = np.asarray(operands[0], order="C")
     src, dst = ins.operand(0).shape.element_type, ins.shape.element_type
-    out_shape = ins.shape.dimensions
+    # A scalar bitcast inside a comparator or reducer runs on whole arrays.
+    out_shape = x.shape if is_scalar_in_region(ins, x) else ins.shape.dimensions
     if src.bits % 8 == 0 and dst.bits % 8 == 0 and src is not P.PRED and dst is not P.PRED:
         return x.reshape(-1).view(dst.numpy_dtype).reshape(out_shape)
     return _bitcast_bits(x, kind(src), kind(dst), out_shape)
