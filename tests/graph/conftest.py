@@ -8,7 +8,6 @@ from collections.abc import Callable
 import pytest
 
 from hlotool.cli import main
-from hlotool.commands import COMMANDS
 from hlotool.frontend import parse_hlo
 from hlotool.graph import Node
 from hlotool.ir import Module
@@ -18,9 +17,8 @@ needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `do
 
 
 @pytest.fixture
-def hlotool(monkeypatch: pytest.MonkeyPatch) -> Callable[..., int]:
-    """Run `hlotool ARGS...` in-process, with the graph command registered."""
-    monkeypatch.setitem(COMMANDS, "graph", "graph")
+def hlotool() -> Callable[..., int]:
+    """Run `hlotool ARGS...` in-process."""
     return lambda *args: main([str(a) for a in args])
 
 
