@@ -1,5 +1,5 @@
 """While-loop simplification: remove loops that run zero or one times, and loop-carried
-values that are constant or that nothing reads."""
+values that are constant, that repeat another one, or that nothing reads."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from hlotool.passes.utils import (
     remove_if_dead,
     remove_unreferenced,
     replace_instruction,
+    same_shape,
     tuple_element,
 )
 
@@ -43,8 +44,17 @@ class WhileLoopSimplifierPass(Pass):
       The trip count is found as XLA's ComputeWhileLoopTripCount does: the state elements
       the condition depends on must start as constants and be updated from each other
       only, without side effects; the interpreter then runs condition and update;
+    * state elements that repeat one another are merged into one (XLA's
+      TryRemoveRepeatedWhileTupleIndices, generalized): two elements whose initial
+      values are equal (the same instruction, or the same computation of the same
+      inputs) and whose body updates are the same computation, without side effects,
+      of equal elements hold equal values in every iteration, so the condition, the
+      body and the users of the loop's result may read one for the other. This covers
+      XLA's pass-through and dynamic-update-slice cases and a duplicated induction
+      variable (a jax fori_loop's `i` next to the body's own copy of it);
     * a state element that starts as a constant and that the body passes through
-      unchanged is replaced by that constant inside the loop and after it;
+      unchanged, or sets to the same constant again, is replaced by that constant
+      inside the loop and after it;
     * state elements that neither the condition, nor side effects, nor users of the
       loop's result, nor other live elements depend on are removed.
 
@@ -72,7 +82,8 @@ class WhileLoopSimplifierPass(Pass):
             return True
         if not _editable(module, loop):
             return False
-        changed = sink_constant_elements(loop, names)
+        changed = merge_repeated_elements(loop, names)
+        changed |= sink_constant_elements(loop, names)
         return remove_dead_elements(loop, names) or changed
 
 
@@ -191,9 +202,153 @@ def _editable(module: Module, loop: Instruction) -> bool:
             and not any(i.control_predecessors for c in (cond, body) for i in c.instructions))
 
 
+def merge_repeated_elements(loop: Instruction, names: NameTable) -> bool:
+    """Elements that provably hold the same value as an earlier element in every
+    iteration are read from that element instead, inside the loop and after it; the
+    repeats are then dead and get removed (XLA's TryRemoveRepeatedWhileTupleIndices)."""
+    init, cond, body = loop.operand(0), loop.attrs["condition"], loop.attrs["body"]
+    root = body.root
+    if init.opcode is not O.TUPLE or root is None:
+        return False
+    surviving = repeated_elements(loop)
+    if not surviving:
+        return False
+    reads = [g for comp in (cond, body)
+             for k, gtes in (parameter_elements(comp) or {}).items() if k in surviving
+             for g in gtes]
+    changed = _only_element_users(loop, names)
+    reads += [u for u in loop.unique_users if u.attrs["index"] in surviving]
+    for g in reads:
+        g.attrs["index"] = surviving[g.attrs["index"]]
+    return changed or bool(reads)
+
+
+def repeated_elements(loop: Instruction) -> dict[int, int]:
+    """Repeated state element -> the first element of its class of equal elements.
+
+    The classes are the largest partition (a greatest fixed point, found by refinement)
+    in which the elements of a class have equal shapes and equal initial values, and
+    body updates that are equal when the elements of each class are assumed equal: by
+    induction on the iterations they then hold equal values throughout."""
+    init, body = loop.operand(0), loop.attrs["body"]
+    root = body.root
+    assert root is not None
+    shapes = loop.shape.tuple_shapes
+    param = body.parameter(0)
+    outer = _Equivalence(None, {})
+    classes: list[list[int]] = []
+    for k in range(len(shapes)):
+        if any(leaf.is_token for leaf in shapes[k].leaves()):
+            continue
+        for c in classes:
+            first = c[0]
+            if same_shape(shapes[first], shapes[k]) and outer.equal(init.operand(first),
+                                                                  init.operand(k)):
+                c.append(k)
+                break
+        else:
+            classes.append([k])
+    classes = [c for c in classes if len(c) > 1]
+    while classes:
+        class_of = {k: n for n, c in enumerate(classes) for k in c}
+        inner = _Equivalence(param, class_of)
+        refined: list[list[int]] = []
+        for c in classes:
+            parts: list[list[int]] = []
+            for k in c:
+                for part in parts:
+                    if inner.equal(root.operand(part[0]), root.operand(k)):
+                        part.append(k)
+                        break
+                else:
+                    parts.append([k])
+            refined.extend(part for part in parts if len(part) > 1)
+        if refined == classes:
+            break
+        classes = refined
+    return {k: c[0] for c in classes for k in c[1:]}
+
+
+class _Equivalence:
+    """Structural equality of two instructions: the same instruction, or the same
+    opcode, shape, attributes (called computations compared structurally, as CSE
+    does) and literal applied to equal operands, without side effects, randomness or
+    control edges. Reads of elements of `param` are equal when the elements are in the
+    same class of `class_of`."""
+
+    def __init__(self, param: Instruction | None, class_of: dict[int, int]) -> None:
+        from hlotool.passes.cse import _Keys  # CSE's structural instruction keys
+
+        self.param = param
+        self.class_of = class_of
+        self.keys = _Keys()
+
+    def equal(self, a: Instruction, b: Instruction) -> bool:
+        stack = [(a, b)]
+        seen: set[tuple[int, int]] = set()
+        while stack:
+            x, y = stack.pop()
+            if x is y or (id(x), id(y)) in seen:
+                continue
+            seen.add((id(x), id(y)))
+            if self._is_state_read(x) or self._is_state_read(y):
+                if not (self._is_state_read(x) and self._is_state_read(y)):
+                    return False
+                cx = self.class_of.get(x.attrs["index"])
+                if cx is None or cx != self.class_of.get(y.attrs["index"]):
+                    return False
+                continue
+            if not self._local_equal(x, y):
+                return False
+            stack.extend(zip(x.operands, y.operands, strict=True))
+        return True
+
+    def _is_state_read(self, ins: Instruction) -> bool:
+        return (self.param is not None and ins.opcode is O.GET_TUPLE_ELEMENT
+                and ins.operand(0) is self.param)
+
+    def _local_equal(self, x: Instruction, y: Instruction) -> bool:
+        for ins in (x, y):
+            if (ins.opcode in (O.PARAMETER, O.RNG, O.AFTER_ALL) or has_side_effect(ins)
+                    or ins.control_predecessors or ins.control_successors):
+                return False
+        if x.opcode is not y.opcode or x.operand_count != y.operand_count:
+            return False
+        return self._key(x) == self._key(y)
+
+    def _key(self, ins: Instruction) -> tuple[object, ...]:
+        return (ins.opcode, ins.shape, self.keys._attrs(ins),  # noqa: SLF001
+                ins.literal.fingerprint() if ins.literal is not None else None,
+                ins.sharding, ins.async_wrapped, ins.backend_config,
+                tuple(sorted(ins.frontend_attributes.items())))
+
+
+def _only_element_users(loop: Instruction, names: NameTable) -> bool:
+    """Make every use of the loop's result a get-tuple-element of it: other users (and
+    the root) read a tuple rebuilt from its elements instead. Returns whether it had to."""
+    if not loop.is_root and all(u.opcode is O.GET_TUPLE_ELEMENT for u in loop.users):
+        return False
+    comp = loop.parent
+    assert comp is not None
+    position = comp.instructions.index(loop)
+    after = comp.instructions[position + 1] if position + 1 < len(comp.instructions) else None
+    b = Builder(comp, names, after, loop.metadata)
+    others = [u for u in loop.unique_users if u.opcode is not O.GET_TUPLE_ELEMENT]
+    was_root = loop.is_root
+    rebuilt = b.tuple([b.gte(loop, k) for k in range(len(loop.shape.tuple_shapes))])
+    for u in others:
+        for i, op in enumerate(u.operands):
+            if op is loop:
+                u.replace_operand(i, rebuilt)
+    if was_root:
+        comp.root = rebuilt
+    return True
+
+
 def sink_constant_elements(loop: Instruction, names: NameTable) -> bool:
-    """Elements initialized by a constant and passed through unchanged become that
-    constant inside the loop and after it (they are then dead and get removed)."""
+    """Elements initialized by a constant and passed through unchanged, or set again to
+    the same constant, become that constant inside the loop and after it (they are then
+    dead and get removed; XLA's TryPropagateConstant and TryRemoveConstantParams)."""
     init, body = loop.operand(0), loop.attrs["body"]
     if init.opcode is not O.TUPLE:
         return False
@@ -201,13 +356,23 @@ def sink_constant_elements(loop: Instruction, names: NameTable) -> bool:
     changed = False
     for k, value in enumerate(init.operands):
         passed = body.root.operand(k) if body.root is not None else None
-        if value.opcode is not O.CONSTANT or passed is None or passed not in reads.get(k, []):
+        if value.opcode is not O.CONSTANT or passed is None:
+            continue
+        if passed not in reads.get(k, []) and not _same_constant(passed, value):
             continue
         cond_uses = _reads_of(loop.attrs["condition"], k)
         for g in [*cond_uses, *_reads_of(body, k), *_outside_reads(loop, k)]:
             replace_instruction(g, _copy_constant(value, g, names))
             changed = True
     return changed
+
+
+def _same_constant(a: Instruction, b: Instruction) -> bool:
+    """Two constants with the same shape and value (XLA's TryRemoveConstantParams case:
+    the body sets the element to the constant it started with)."""
+    return (a.opcode is O.CONSTANT and b.opcode is O.CONSTANT and a.literal is not None
+            and b.literal is not None and a.shape == b.shape
+            and a.literal.fingerprint() == b.literal.fingerprint())
 
 
 def _reads_of(comp: Computation, k: int) -> list[Instruction]:
