@@ -13,6 +13,8 @@ if TYPE_CHECKING:
 
 HELP = "run the entry computation on a target"
 TARGETS = ("interp", "cpu", "gpu", "tpu")
+#: The pass pipeline each compiling target runs before code generation.
+TARGET_PIPELINES = {"cpu": "cpu"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -46,6 +48,11 @@ def run(args: argparse.Namespace) -> int:
         from hlotool.commands.opt import apply_passes
 
         apply_passes(module, args.pipeline, args.passes)
+    if target in TARGET_PIPELINES and args.pipeline != target:
+        from hlotool.commands.opt import apply_passes
+
+        # A compiling target always runs its own pipeline (cli.md), after any asked for.
+        apply_passes(module, TARGET_PIPELINES[target], None, verify_each=False)
     if target == "cpu":
         from hlotool.targets.cpu import run_module
 
@@ -58,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     outputs = values_io.output_arrays(result)
     if args.output:
         values_io.save_npz(args.output, outputs)
-    report: dict[str, Any] = {"target": target}
+    report: dict[str, Any] = {"target": target, "pipeline": TARGET_PIPELINES.get(target)}
     status = EXIT_OK
     if args.expect:
         want = values_io.load_npz(args.expect)

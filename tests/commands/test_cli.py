@@ -137,3 +137,13 @@ def test_unsupported_custom_call_is_named_with_position(tmp_path: Path,
     assert main(["run", str(path), "--target", "interp"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{path}:4:8: error: custom-call target 'my_kernel' is not supported")
+
+
+def test_cpu_target_runs_its_pipeline_and_matches(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", str(EXAMPLES / "softmax.hlo"), "--inputs",
+                 str(EXAMPLES / "softmax.inputs.npz"), "--expect",
+                 str(EXAMPLES / "softmax.expected.npz"), "--rtol", "1e-4", "--atol", "1e-5",
+                 "--format", "json"])
+    report = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert code == 0 and report["ok"]
+    assert report["target"] == "cpu" and report["pipeline"] == "cpu"
