@@ -3,7 +3,8 @@
 Run: `python bench/cpu.py`. Cases are generated with jax (lowered to HLO text, compiled
 by hlotool); medians of interleaved runs. Ratios are XLA time / hlotool time (above 1 =
 hlotool faster). Compile times: `cold` is a compile through an empty cache directory
-(emit + LLVM), `cached` the second compile of the same module (disk cache hit); both
+(emit + LLVM + autotuning, whose choices print to stderr as `autotune:` lines; set
+HLOTOOL_AUTOTUNE=0 to compare untuned), `cached` the second compile of the same module (disk cache hit); both
 exclude parsing. `native` is the fraction of instruction executions with a kernel.
 """
 

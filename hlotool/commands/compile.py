@@ -1,4 +1,8 @@
-"""`hlotool compile FILE --target cpu --emit llvm|asm`: show the generated code."""
+"""`hlotool compile FILE --target cpu --emit llvm|asm`: show the generated code.
+
+The tunable kernels' parameters (transpose tile, row-reduction jam, dot variant) head the
+output as comments, with the autotuner's timings when it ran (on by default; the choices
+of an earlier compile are read from the disk cache without timing again)."""
 
 from __future__ import annotations
 
@@ -17,16 +21,40 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="optimised LLVM IR (default) or host assembly")
     p.add_argument("-o", "--output", help="write here instead of standard output")
     p.add_argument("--timings", action="store_true", help="print compile time per stage to stderr")
+    p.add_argument("--autotune", action=argparse.BooleanOptionalAction, default=None,
+                   help="time kernel variants and keep the fastest (default: on unless "
+                        "HLOTOOL_AUTOTUNE=0)")
+    p.add_argument("--autotune-budget", type=float, default=None, metavar="SECONDS",
+                   help="tuning time per module (default 2, or HLOTOOL_AUTOTUNE_BUDGET)")
+
+
+def parameter_comments(ex, prefix: str) -> list[str]:  # noqa: ANN001 - a CpuExecutable
+    """One comment line per tunable kernel: its parameters and how they were chosen."""
+    lines = []
+    for kernel, params in sorted(ex.kernel_params.items(), key=lambda kv: int(kv[0][1:])):
+        choice = ex.tuning.get(kernel)
+        if choice is None:
+            how = "default, not tuned"
+        else:
+            tried = " ".join(f"{k}:{v:.3g}" for k, v in choice.tried.items())
+            how = f"autotuned on {choice.instruction} {choice.shape}; tried {tried} ms"
+        symbol = ex.symbols.get(kernel, kernel)
+        lines.append(f"{prefix} kernel {kernel} ({symbol}): {params} ({how})")
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
     from hlotool.targets.cpu import compile_module
 
     module = load(args)
-    ex = compile_module(module, keep_asm=args.emit == "asm", cache=False)
+    ex = compile_module(module, keep_asm=args.emit == "asm", autotune=args.autotune,
+                        autotune_budget=args.autotune_budget)
     if ex.library is None:
         raise UsageError(f"nothing in {module.name} compiles natively for {args.target} yet")
-    write_text(args.output, ex.library.asm if args.emit == "asm" else ex.library.llvm_ir)
+    prefix = "#" if args.emit == "asm" else ";"
+    header = parameter_comments(ex, prefix)
+    body = ex.library.asm if args.emit == "asm" else ex.library.llvm_ir
+    write_text(args.output, "\n".join([*header, body]) if header else body)
     if args.timings:
         for stage, seconds in ex.library.timings.stages.items():
             print(f"{stage:>10}: {seconds * 1000:8.1f} ms", file=sys.stderr)

@@ -29,6 +29,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reference", choices=("xla",), help="also run on XLA:CPU (needs jax) and compare")
     p.add_argument("--pipeline", help="run this pass pipeline before executing")
     p.add_argument("--passes", help="run these passes (a,b{opt=v},c) before executing")
+    p.add_argument("--autotune", action=argparse.BooleanOptionalAction, default=None,
+                   help="cpu: time kernel variants on first compile and cache the winners "
+                        "(default on; HLOTOOL_AUTOTUNE=0 disables)")
+    p.add_argument("--autotune-budget", type=float, default=None, metavar="SECONDS",
+                   help="cpu: tuning time per module (default 2)")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
@@ -56,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     if target == "cpu":
         from hlotool.targets.cpu import run_module
 
-        result = run_module(module, inputs)
+        result = run_module(module, inputs, autotune=args.autotune,
+                            autotune_budget=args.autotune_budget)
     else:
         from hlotool.interpreter.core import Evaluator
 

@@ -16,6 +16,11 @@ The key hashes everything the machine code depends on:
 * the target name, the host triple, CPU name and feature string;
 * the hlotool version.
 
+The JSON file also keeps the autotuner's choices (`autotune.Choice.to_json` per kernel
+name) and whether the entry was tuned at all, so a cached compile reuses the tuned code
+without timing, and a compile that asks for tuning replaces an untuned entry. An entry may
+hold no object code (a module whose only tuned kernels are BLAS dots).
+
 Location: `$HLOTOOL_CACHE_DIR` when set (`off`, `none` or empty disables the cache),
 else `$XDG_CACHE_HOME/hlotool/cpu` or `~/.cache/hlotool/cpu`. Entries are written
 atomically (temporary file + rename), so concurrent processes may share a directory.
@@ -28,7 +33,7 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +42,7 @@ from hlotool.ir.structure import fingerprint
 from hlotool.targets.cpu.jit import host
 
 #: Bump when the entry format changes.
-FORMAT = 1
+FORMAT = 2
 
 
 def cache_dir() -> Path | None:
@@ -86,10 +91,14 @@ def module_key(module: Module, *, target: str = "cpu", speed_level: int = 2) -> 
 
 @dataclass(slots=True)
 class Entry:
-    """A cached compilation: object code and the kernel-name -> symbol map."""
+    """A cached compilation: object code, the kernel-name -> symbol map and the
+    autotuner's choices (kernel name -> `Choice.to_json()`)."""
 
     obj: bytes
     symbols: dict[str, str]
+    tuning: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Whether the autotuner ran (an untuned entry is recompiled when tuning is asked for).
+    tuned: bool = False
 
 
 class DiskCache:
@@ -116,12 +125,14 @@ class DiskCache:
             return None
         if meta.get("format") != FORMAT or meta.get("size") != len(obj):
             return None
-        return Entry(obj, dict(meta["symbols"]))
+        return Entry(obj, dict(meta["symbols"]), dict(meta.get("tuning", {})),
+                     bool(meta.get("tuned", False)))
 
     def store(self, key: str, entry: Entry) -> None:
         """Write an entry (best effort: an unwritable directory only loses the cache)."""
         obj_path, meta_path = self._paths(key)
-        meta = {"format": FORMAT, "size": len(entry.obj), "symbols": entry.symbols}
+        meta = {"format": FORMAT, "size": len(entry.obj), "symbols": entry.symbols,
+                "tuning": entry.tuning, "tuned": entry.tuned}
         try:
             obj_path.parent.mkdir(parents=True, exist_ok=True)
             _atomic_write(obj_path, entry.obj)

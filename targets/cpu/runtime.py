@@ -108,10 +108,14 @@ class CpuExecutable(Executable, Evaluator):
         ins_by_id = {id(i): i for c in module.computations for i in c.instructions}
         for key, kernel in plan.plans.items():
             if isinstance(kernel, DotPlan):
-                self.thunks[key] = DotThunk(ins_by_id[key])
+                self.thunks[key] = DotThunk(ins_by_id[key], kernel.tune)
             elif library is not None:
                 symbol = plan.symbols.get(kernel.name, kernel.name)
                 self.thunks[key] = Thunk(ins_by_id[key], kernel, library, symbol)
+        #: Kernel name -> autotuning record (`autotune.Choice`) of the tuned kernels.
+        self.tuning: dict[str, Any] = {}
+        #: Kernel name -> "transpose tile=32"-style parameters of the tunable kernels.
+        self.kernel_params: dict[str, str] = {}
         self._stats = ExecutionStats()
         self._env: dict[int, Value] = {}
 

@@ -20,7 +20,7 @@ calls with no interpreter dispatch.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -40,6 +40,18 @@ class DotPlan:
     name: str
     roots: list[Instruction]
     inputs: list[Instruction]
+    #: Variant chosen by the autotuner: `layout` "view" (BLAS reads transposed operands
+    #: through strides) or "copy" (operands made contiguous first); `batch` "stacked" (one
+    #: batched np.matmul) or "loop" (one 2-D matmul per batch into a preallocated output).
+    tune: dict[str, int | str] = field(default_factory=dict)
+
+
+def dot_variants(ins: Instruction) -> list[dict[str, int | str]]:
+    """The variants worth timing for this dot (just the default when there is no choice)."""
+    t = DotThunk(ins)
+    layouts = ["view", "copy"] if t.strided else ["view"]
+    batches = ["stacked", "loop"] if t.batched else ["stacked"]
+    return [{"layout": lay, "batch": bat} for bat in batches for lay in layouts]
 
 
 def unsupported_dot(ins: Instruction) -> str | None:
@@ -58,8 +70,9 @@ def unsupported_dot(ins: Instruction) -> str | None:
 class DotThunk:
     """dot_general as one (batched) matmul of precomputed 2-D/3-D views."""
 
-    def __init__(self, ins: Instruction) -> None:
+    def __init__(self, ins: Instruction, tune: dict[str, int | str] | None = None) -> None:
         self.ins = ins
+        tune = tune or {}
         a, b = ins.operand(0).shape, ins.operand(1).shape
         attrs = ins.attrs
         lb = tuple(attrs.get("lhs_batch_dims") or ())
@@ -79,6 +92,11 @@ class DotThunk:
         self.dtype = np.dtype(_TYPES[ins.shape.element_type])
         self.in_specs = [(a.dimensions, self.dtype), (b.dimensions, self.dtype)]
         self.batched = nb != 1
+        ident = lambda p: p == tuple(range(len(p)))  # noqa: E731
+        #: Whether an operand view is not plain row-major (BLAS reads it through strides).
+        self.strided = not (ident(self.lperm) and ident(self.rperm))
+        self.copy = tune.get("layout", "view") == "copy"
+        self.loop = self.batched and tune.get("batch", "stacked") == "loop"
 
     def inputs(self, operands: list, env: dict) -> list:
         return operands
@@ -92,6 +110,13 @@ class DotThunk:
         b = flush_denormals(np.asarray(values[1], self.dtype))
         lhs = np.transpose(a, self.lperm).reshape(self.lshape)
         rhs = np.transpose(b, self.rperm).reshape(self.rshape)
+        if self.copy:
+            lhs, rhs = np.ascontiguousarray(lhs), np.ascontiguousarray(rhs)
         with np.errstate(all="ignore"):
-            out = np.matmul(lhs, rhs) if self.batched else np.matmul(lhs[0], rhs[0])
+            if self.loop:
+                out = np.empty((lhs.shape[0], lhs.shape[1], rhs.shape[2]), self.dtype)
+                for i in range(lhs.shape[0]):
+                    np.matmul(lhs[i], rhs[i], out=out[i])
+            else:
+                out = np.matmul(lhs, rhs) if self.batched else np.matmul(lhs[0], rhs[0])
         return flush_result(out).reshape(self.out_shape)

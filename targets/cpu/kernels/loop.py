@@ -41,6 +41,9 @@ class LoopPlan:
     inputs: list[Instruction]
     #: Array constants read from buffers after the inputs (instruction, value).
     constants: list[tuple[Instruction, np.ndarray]] = field(default_factory=list)
+    #: Code-generation parameters chosen by the autotuner (`{"tile": 64}`; 0 = untiled);
+    #: missing keys take the defaults (TILE).
+    tune: dict[str, int | str] = field(default_factory=dict)
 
     @property
     def output_shapes(self) -> list[Shape]:
@@ -74,15 +77,22 @@ def _emit_body(fn: ir.Function, plan: LoopPlan) -> None:
     emitter = ElementalEmitter(b, inputs)
     store = lambda index: _store_roots(b, emitter, plan, outs, dims, index)  # noqa: E731
     tiled = _transposed_dim(plan)
-    if tiled is None:
+    tile = int(plan.tune.get("tile", TILE))
+    if tiled is None or tile <= 0:
         _loop_nest(b, dims, [], store)
     else:
-        _tiled_nest(b, dims, tiled, store)
+        _tiled_nest(b, dims, tiled, store, tile)
     b.ret_void()
 
 
 #: Tile edge of blocked transposes (a 32x32 f32 tile of reads and writes stays in L1).
 TILE = 32
+
+
+def transposed_dim(plan: LoopPlan) -> int | None:
+    """The blocked output dim of a tiled transpose kernel (None: not tiled); public for
+    the autotuner, which times tile sizes for these kernels."""
+    return _transposed_dim(plan)
 
 
 def _transposed_dim(plan: LoopPlan) -> int | None:
@@ -110,8 +120,8 @@ def _transposed_dim(plan: LoopPlan) -> int | None:
 
 
 def _tiled_nest(b: ir.IRBuilder, dims: tuple[int, ...], j: int,
-                emit: Callable[[tuple[ir.Value, ...]], None]) -> None:
-    """Loops over `dims` with dims j and last blocked in TILE x TILE tiles."""
+                emit: Callable[[tuple[ir.Value, ...]], None], tile: int = TILE) -> None:
+    """Loops over `dims` with dims j and last blocked in tile x tile tiles."""
     last = len(dims) - 1
     outer = [d for d in range(len(dims)) if d not in (j, last)]
     index: dict[int, ir.Value] = {}
@@ -122,11 +132,11 @@ def _tiled_nest(b: ir.IRBuilder, dims: tuple[int, ...], j: int,
                 index[outer[k]] = i
                 blocks(k + 1)
             return
-        with u.for_range(b, -(-dims[j] // TILE), name="tj") as tj, \
-                u.for_range(b, -(-dims[last] // TILE), name="tl") as tl:
-            j0, l0 = b.mul(tj, u.i64(TILE)), b.mul(tl, u.i64(TILE))
-            nj = _tile_extent(b, j0, dims[j])
-            nl = _tile_extent(b, l0, dims[last])
+        with u.for_range(b, -(-dims[j] // tile), name="tj") as tj, \
+                u.for_range(b, -(-dims[last] // tile), name="tl") as tl:
+            j0, l0 = b.mul(tj, u.i64(tile)), b.mul(tl, u.i64(tile))
+            nj = _tile_extent(b, j0, dims[j], tile)
+            nl = _tile_extent(b, l0, dims[last], tile)
             with u.for_range(b, nj, name="ij") as ij, u.for_range(b, nl, name="il") as il:
                 index[j] = b.add(j0, ij)
                 index[last] = b.add(l0, il)
@@ -135,9 +145,9 @@ def _tiled_nest(b: ir.IRBuilder, dims: tuple[int, ...], j: int,
     blocks(0)
 
 
-def _tile_extent(b: ir.IRBuilder, start: ir.Value, n: int) -> ir.Value:
+def _tile_extent(b: ir.IRBuilder, start: ir.Value, n: int, tile: int = TILE) -> ir.Value:
     rest = b.sub(u.i64(n), start)
-    return b.select(b.icmp_signed("<", rest, u.i64(TILE)), rest, u.i64(TILE))
+    return b.select(b.icmp_signed("<", rest, u.i64(tile)), rest, u.i64(tile))
 
 
 def _loop_nest(b: ir.IRBuilder, dims: tuple[int, ...], index: list[ir.Value],

@@ -59,6 +59,9 @@ class ReducePlan:
     roots: list[Instruction]
     inputs: list[Instruction]
     constants: list[tuple[Instruction, np.ndarray]] = field(default_factory=list)
+    #: Code-generation parameters chosen by the autotuner (`{"jam": 16}`: windows folded
+    #: side by side in a row reduction); missing keys take the defaults (JAM).
+    tune: dict[str, int | str] = field(default_factory=dict)
 
     @property
     def reduce(self) -> Instruction:
@@ -112,6 +115,15 @@ class _Level:
 
     #: Per reduced dim: (size of the previous level, window, padding low, window count).
     dims: list[tuple[int, int, int, int]]
+
+
+def is_row_reduction(plan: ReducePlan) -> bool:
+    """Whether the kernel folds JAM windows side by side (one reduced dim, the contiguous
+    one, longer than a window): the autotuner times the jam factor of these kernels."""
+    red = plan.reduce
+    dims = red.operand(0).shape.dimensions
+    rdims = sorted(red.attrs["dimensions"])
+    return len(rdims) == 1 and rdims[0] == len(dims) - 1 and dims[-1] > TREE_WINDOW
 
 
 def tree_levels(sizes: Sequence[int]) -> list[_Level]:
@@ -310,7 +322,8 @@ class _ReduceEmitter:
         head_end = smin(hi, smax(lo, u.i64(first_full)))
         q = self.loop(lo, head_end, "jh", single)
         full_end = smin(hi, u.i64(last_full))
-        accs = [self.acc(f"jam{g}") for g in range(JAM)]
+        jam = max(1, int(self.plan.tune.get("jam", JAM)))
+        accs = [self.acc(f"jam{g}") for g in range(jam)]
 
         def group(q0: ir.Value) -> None:
             for a in accs:
@@ -326,5 +339,5 @@ class _ReduceEmitter:
             for a in accs:
                 b.store(self.combine(b.load(acc, typ=self.ty), b.load(a, typ=self.ty)), acc)
 
-        q = self.loop(q, full_end, "jg", group, step=JAM)
+        q = self.loop(q, full_end, "jg", group, step=jam)
         self.loop(q, hi, "jt", single)
