@@ -13,11 +13,23 @@ from hlotool.ir.module import Module
 
 def parse_hlo(text: str) -> Module:
     """Parse and lower HLO text (no verification beyond what XLA's parser checks)."""
+    from hlotool.frontend.hlo_lexer import FUSE
     from hlotool.frontend.hlo_lower import lower_module
     from hlotool.frontend.hlo_parser import parse_hlo_ast
 
     with _no_gc():
-        return lower_module(parse_hlo_ast(text))
+        try:
+            return lower_module(parse_hlo_ast(text))
+        except HloError:
+            if not FUSE.on:
+                raise
+        # An invalid text: report its first error exactly as the unfused tokens (one
+        # SIMPLE_HEAD, SIMPLE_ATTR, ... at a time) meet it.
+        FUSE.on = False
+        try:
+            return lower_module(parse_hlo_ast(text))
+        finally:
+            FUSE.on = True
 
 
 @contextlib.contextmanager

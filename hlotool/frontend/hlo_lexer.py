@@ -15,6 +15,7 @@ does less work per token than Lark's generic contextual lexer:
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -69,6 +70,91 @@ _SIMPLE_ATTR = re.compile(
     r"|\{[ \t]*(?:-?\d+(?:[ \t]*,[ \t]*-?\d+)*)?[ \t]*\})(?![A-Za-z0-9_.\-\[(>:])"
 )
 _OPERAND_NAME = re.compile(r"%?([A-Za-z_][A-Za-z0-9_.\-]*)")
+
+_NAME_RE = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+_SPECIAL_KEY_RE = ("(?:sharding|frontend_attributes|backend_config|origin|domain|sparsity_config"
+                   "|literal|output_to_operand_aliasing|input_output_alias|buffer_donor"
+                   "|entry_computation_layout|replica_groups|origin_recovery_table|metadata)=")
+_LINE_BLOB = r'\{(?:[^{}"\n]|"(?:[^"\\\n]|\\.)*"|\{(?:[^{}"\n]|"(?:[^"\\\n]|\\.)*")*\})*\}'
+_LINE_ATTR = (
+    rf",[ \t]*(?:(?!{_SPECIAL_KEY_RE})({_NAME_RE})=(%?{_NAME_RE}|-?\d+"
+    r"|\{[ \t]*(?:-?\d+(?:[ \t]*,[ \t]*-?\d+)*)?[ \t]*\})"
+    rf"|(metadata|backend_config)=({_LINE_BLOB}))"
+)
+#: One whole plain instruction line: SIMPLE_HEAD, then simple and blob attributes only,
+#: then the end of the line. Groups: root, %name, name, shape, opcode, body, attributes.
+_LINE = re.compile(
+    rf"(ROOT[ \t]+)?(?:%({_NAME_RE})[ \t]*|({_NAME_RE})[ \t]+)=[ \t]*"
+    rf"((?:{_TYPES})\[(?:\d+(?:,\d+)*)?\](?:\{{\d+(?:,\d+)*\}})?)[ \t]+"
+    rf"({_NAME_RE})"
+    rf"\([ \t]*((?:%?{_NAME_RE}[ \t]*(?:,[ \t]*%?{_NAME_RE}[ \t]*)*)?"
+    r"|-?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?[ \t]*|-(?:inf|nan)[ \t]*)\)"
+    rf"((?:{_LINE_ATTR})*)[ \t]*(?=\r?\n|$)"
+)
+#: One attribute of a _LINE: key, simple value | blob key, blob.
+LINE_ATTR = re.compile(_LINE_ATTR)
+_LINE_GAP = re.compile(r"[ \t\r]*\n[ \t\r\n]*")
+
+
+class LinesToken(Token):
+    """A SIMPLE_LINES token; `lines` holds (match, line number, offset of the line start)
+    for each instruction line (see hlo_lower's fast path)."""
+
+    __slots__ = ("lines",)
+
+
+class _FuseState(threading.local):
+    on = True
+
+
+#: Off while re-parsing a text that failed, so that errors come from the unfused tokens.
+FUSE = _FuseState()
+
+
+def _line_ok(opcode: str, body: str) -> bool:
+    if opcode == "parameter":
+        body = body.strip()
+        return _INT_TEXT.fullmatch(body) is not None and body[0] != "-"
+    if opcode == "constant":
+        body = body.strip()
+        return bool(body) and "," not in body and not body.startswith("%")
+    return not body or body[0] not in "-0123456789"
+
+
+def simple_lines(text: str, pos: int, line: int, line_start: int) -> LinesToken | None:
+    """The run of plain instruction lines at pos (one or more), or None."""
+    lines = []
+    end = pos
+    n = len(text)
+    while True:
+        m = _LINE.match(text, pos)
+        if m is None or not _line_ok(m.group(5), m.group(6)):
+            break
+        lines.append((m, line, line_start))
+        end = m.end()
+        g = _LINE_GAP.match(text, end)
+        if g is None:
+            break
+        line += text.count("\n", end, g.end())
+        pos = g.end()
+        line_start = text.rfind("\n", end, pos) + 1
+        if pos >= n:
+            break
+    if not lines:
+        return None
+    start = lines[0][0].start()
+    value = text[start:end]
+    t = str.__new__(LinesToken, value)
+    t.type = "SIMPLE_LINES"
+    t.value = value
+    t.start_pos = start
+    t.line = lines[0][1]
+    t.column = start - lines[0][2] + 1
+    t.end_line = None
+    t.end_column = None
+    t.end_pos = end
+    t.lines = lines
+    return t
 
 #: Keys (with `=`) whose values have a grammar of their own: key text -> terminal.
 SPECIAL_KEYS = {
@@ -264,6 +350,13 @@ class HloLexer(Lexer):
             col = pos - line_start + 1
             c = text[pos]
             accepts = states[stack[-1]]
+            if "SIMPLE_LINES" in accepts and (c.isalpha() or c == "%") and FUSE.on:
+                lt = simple_lines(text, pos, line, line_start)
+                if lt is not None:
+                    last_m, line, line_start = lt.lines[-1]
+                    pos = last_m.end()
+                    yield lt
+                    continue
             kind, value = self._token_at(text, pos, c, accepts, line, col)
             if kind in ("SIMPLE_ATTR", "BLOB_ATTR") and not would_shift(states, stack, kind):
                 kind, value = "COMMA", ","

@@ -22,7 +22,8 @@ from hlotool.frontend.hlo_ast import (
     OperandRef,
     SliceAst,
 )
-from hlotool.frontend.hlo_lexer import operand_names
+from hlotool.frontend.hlo_lexer import LINE_ATTR, LinesToken, operand_names
+from hlotool.frontend.hlo_parser import _SHAPES as _SHAPE_CACHE
 from hlotool.frontend.strings import c_unescape
 from hlotool.ir.attributes import (
     BufferDonor,
@@ -52,6 +53,18 @@ from hlotool.ir.types import PRIMITIVE_TYPE_NAMES, PrimitiveType, Shape
 
 
 _PLACEHOLDER = Shape.token()
+#: Opcodes the fast path leaves to the syntax tree.
+_SLOW_OPCODES = frozenset({Opcode.CONDITIONAL})
+_MISSING = object()
+#: The opcodes _check_operand_count_rules looks at.
+_COUNT_RULE_OPCODES = frozenset({Opcode.REDUCE, Opcode.REDUCE_WINDOW, Opcode.SCATTER,
+                                 Opcode.CONDITIONAL, Opcode.BROADCAST})
+#: What slow lines learned, by text: shapes, scalar literals (immutable), and typed
+#: attribute values by (attribute spec, value text) (immutable values only).
+_LITERALS: dict[tuple[str, str], Any] = {}
+_ATTR_VALUES: dict[tuple[Any, str], Any] = {}
+_UNCACHED_KINDS = frozenset({AttrKind.COMPUTATION, AttrKind.COMPUTATIONS})
+_LINE_ATTR_FIND = LINE_ATTR.finditer
 _REQUIRED = {op: any(a.required for a in spec.attrs) or op is Opcode.CONDITIONAL
              for op, spec in OPS.items()}
 
@@ -119,13 +132,27 @@ class _Lowering:
         self.computations[name] = comp
         return comp
 
-    def body(self, name: str, instrs: list[InstrAst], where: Token) -> Computation:
+    def body(self, name: str, items: list[Any], where: Token) -> Computation:
         comp = Computation(name, location=(where.line or 0, where.column or 0))
         scope: dict[str, Instruction] = {}
         params: dict[int, Instruction] = {}
         root: Instruction | None = None
-        root_tok: Token | None = None
-        for ins_ast in instrs:
+        root_tok: Any = None
+        for item in items:
+            if type(item) is LinesToken:
+                fast = self.fast_line
+                for line in item.lines:
+                    ins = fast(line, comp, scope, params)
+                    if line[0].group(1) is not None:
+                        if root is not None:
+                            from hlotool.frontend.hlo_parser import materialize_line
+
+                            raise error_at(materialize_line(line).name, "one computation should "
+                                           f"have only one ROOT ({root_tok} is already the root "
+                                           f"of {name})")
+                        root, root_tok = ins, ins.name
+                continue
+            ins_ast: InstrAst = item
             ins = self.instruction(ins_ast, comp, scope, params)
             if ins_ast.is_root:
                 if root is not None:
@@ -139,11 +166,135 @@ class _Lowering:
             if n not in params:
                 last = max(params)
                 raise error_at(
-                    _param_token(instrs, last) or where,
+                    _param_token(_expand(items), last) or where,
                     f"computation {name}: parameter numbers must be 0..{len(params) - 1} "
                     f"without gaps, but there is parameter({last}) and no parameter({n})",
                 )
         return comp
+
+    def fast_line(self, line: tuple[Any, int, int], comp: Computation,
+                  scope: dict[str, Instruction], params: dict[int, Instruction]) -> Instruction:
+        """One line of a SIMPLE_LINES token, lowered straight from its text. Whatever is
+        unusual (an error included) goes through the syntax tree instead, which then
+        reports it at its token."""
+        m, lineno, line_start = line
+        _root, pname, name, shape_text, op, body, attrs_text = m.group(1, 2, 3, 4, 5, 6, 7)
+        opcode = BY_NAME.get(op)
+        if opcode is None or opcode in _SLOW_OPCODES:
+            return self.slow_line(line, comp, scope, params)
+        if pname is not None:
+            name = pname
+        if name in scope or name in PRIMITIVE_TYPE_NAMES or name.startswith("__"):
+            return self.slow_line(line, comp, scope, params)
+        shape = _SHAPE_CACHE.get(shape_text)
+        if shape is None:
+            return self.slow_line(line, comp, scope, params)
+        spec = OPS[opcode]
+        pnum = -1
+        literal = None
+        if opcode is Opcode.PARAMETER:
+            pnum = int(body)
+            if pnum in params:
+                return self.slow_line(line, comp, scope, params)
+            operands: list[Instruction] = []
+        elif opcode is Opcode.CONSTANT:
+            literal = _LITERALS.get((shape_text, body))
+            if literal is None:
+                return self.slow_line(line, comp, scope, params)
+            operands = []
+        else:
+            if body:
+                try:
+                    operands = [scope[n.strip().lstrip("%")] for n in body.split(",")]
+                except KeyError:
+                    return self.slow_line(line, comp, scope, params)
+            else:
+                operands = []
+            n_ops = len(operands)
+            if (n_ops != spec.arity) if spec.arity is not None else (n_ops < spec.min_operands):
+                return self.slow_line(line, comp, scope, params)
+        ins = Instruction(name, opcode, shape)
+        if attrs_text:
+            attrs = ins.attrs
+            blobs: set[str] = set()
+            for a in _LINE_ATTR_FIND(attrs_text):
+                key, value, bkey, blob = a.groups()
+                if key is None:
+                    if bkey in blobs:
+                        return self.slow_line(line, comp, scope, params)
+                    blobs.add(bkey)
+                    if bkey == "metadata":
+                        md = _MD_CACHE.get(blob)
+                        if md is None:
+                            return self.slow_line(line, comp, scope, params)
+                        ins.metadata = md
+                    else:
+                        ins.backend_config = blob
+                    continue
+                if key in attrs:
+                    return self.slow_line(line, comp, scope, params)
+                v = _ATTR_VALUES.get((opcode, key, value), _MISSING)
+                if v is _MISSING:
+                    aspec = spec.attr(key)
+                    if aspec is None or aspec.kind is not AttrKind.COMPUTATION or (
+                        key in GENERIC_ATTRIBUTES
+                    ):
+                        return self.slow_line(line, comp, scope, params)
+                    if value[0] == "%":
+                        value = value[1:]
+                    elif not (value[0].isalpha() or value[0] == "_"):
+                        return self.slow_line(line, comp, scope, params)
+                    v = self.computations.get(value)
+                    if v is None:
+                        return self.slow_line(line, comp, scope, params)
+                attrs[key] = v
+        if _REQUIRED[opcode]:
+            for aspec in spec.attrs:
+                if aspec.required and aspec.key not in ins.attrs and opcode is not Opcode.BROADCAST:
+                    return self.slow_line(line, comp, scope, params)
+        if opcode in _COUNT_RULE_OPCODES:
+            try:
+                _check_operand_count_rules(ins, operands, None)  # type: ignore[arg-type]
+            except Exception:
+                return self.slow_line(line, comp, scope, params)
+        if operands:
+            ins._operands = operands
+            for o in operands:
+                o.users.append(ins)
+        if pnum >= 0:
+            ins.parameter_number = pnum
+            params[pnum] = ins
+        elif literal is not None:
+            ins.literal = literal
+        scope[name] = ins
+        ins.location = (lineno, m.start(2 if pname is not None else 3) - line_start + 1)
+        if opcode is Opcode.FUSION:
+            ins.attrs["calls"].fusion_instruction = ins
+        ins.parent = comp
+        comp.instructions.append(ins)
+        return ins
+
+    def slow_line(self, line: tuple[Any, int, int], comp: Computation,
+                  scope: dict[str, Instruction], params: dict[int, Instruction]) -> Instruction:
+        """fast_line's fallback: lower the line's full syntax tree, and remember what it
+        learned (shape, literal, attribute values) for the next fast line."""
+        from hlotool.frontend.hlo_parser import materialize_line
+
+        ast = materialize_line(line)
+        ins = self.instruction(ast, comp, scope, params)
+        m = line[0]
+        if ins.opcode is Opcode.CONSTANT and ins.literal is not None and len(_LITERALS) < 4096:
+            _LITERALS[(m.group(4), m.group(6))] = ins.literal
+        if m.group(7) and len(_ATTR_VALUES) < 8192 and BY_NAME.get(m.group(5)) is ins.opcode:
+            spec = OPS[ins.opcode]
+            for a in LINE_ATTR.finditer(m.group(7)):
+                key, value = a.group(1), a.group(2)
+                if key is None or key in GENERIC_ATTRIBUTES or key not in ins.attrs:
+                    continue
+                aspec = spec.attr(key)
+                if aspec is not None and aspec.kind not in _UNCACHED_KINDS:
+                    _ATTR_VALUES[(ins.opcode, key, value)] = ins.attrs[key]
+        return ins
 
     # -- instructions ---------------------------------------------------------------------
     def instruction(
@@ -937,6 +1088,19 @@ def _check_conditional_attrs(ins: Instruction, tok: Token) -> None:
         raise error_at(tok, "conditional needs both true_computation and false_computation")
     if not has_tf and not has_branches:
         raise error_at(tok, "attribute branch_computations is expected but not seen for conditional")
+
+
+def _expand(items: list[Any]) -> list[InstrAst]:
+    """A body's items with SIMPLE_LINES tokens expanded to syntax trees (error paths)."""
+    from hlotool.frontend.hlo_parser import materialize_line
+
+    out: list[InstrAst] = []
+    for item in items:
+        if type(item) is LinesToken:
+            out.extend(materialize_line(line) for line in item.lines)
+        else:
+            out.append(item)
+    return out
 
 
 def _param_token(instrs: list[InstrAst], n: int) -> Token | None:

@@ -18,7 +18,15 @@ from lark.exceptions import UnexpectedInput
 
 from hlotool.diagnostics import HloError, error_at
 from hlotool.frontend.lark_support import grammar_cache_path, syntax_error
-from hlotool.frontend.hlo_lexer import HloLexer, blob_attr, make_token, simple_attr, simple_head
+from hlotool.frontend.hlo_lexer import (
+    FUSE,
+    LINE_ATTR,
+    HloLexer,
+    blob_attr,
+    make_token,
+    simple_attr,
+    simple_head,
+)
 from hlotool.frontend.hlo_ast import (
     AttrAst,
     BraceAst,
@@ -231,6 +239,13 @@ class _Builder(Transformer[Token, Any]):
             if len(_SHAPES) < 4096:
                 _SHAPES[str(tok)] = shape
         return shape
+
+    def SIMPLE_LINES(self, tok: Token) -> Token:
+        """Check the lines' shapes now, as the unfused SIMPLE_HEADs would be checked."""
+        for line in tok.lines:  # type: ignore[attr-defined]
+            if line[0].group(4) not in _SHAPES:
+                materialize_line(line)
+        return tok
 
     def SIMPLE_ATTR(self, tok: Token) -> AttrAst:
         key, value = simple_attr(tok)
@@ -507,6 +522,9 @@ def _unsigned_type(tok: Token) -> PrimitiveType:
     return et
 
 
+_BUILDER = _Builder()
+
+
 @functools.cache
 def hlo_parser() -> Lark:
     """The LALR parser with the AST builder inlined (built once, cached on disk)."""
@@ -515,7 +533,7 @@ def hlo_parser() -> Lark:
         text,
         parser="lalr",
         lexer=HloLexer,
-        transformer=_Builder(),
+        transformer=_BUILDER,
         maybe_placeholders=True,
         import_paths=[str(GRAMMAR_DIR)],
         cache=grammar_cache_path("hlo-grammar"),
@@ -532,10 +550,38 @@ def parse_hlo_ast(text: str) -> ModuleAst:
         raise HloError(f"unexpected character {ch!r} (binary input?)", line, col)
     try:
         return hlo_parser().parse(text)
-    except UnexpectedInput as exc:
-        raise _syntax_error(exc, text) from None
+    except UnexpectedInput:
+        pass
     except RecursionError:
         raise HloError("input nests too deeply", 1, 1) from None
+    # Report the error as the unfused token stream meets it (same state, same expectations).
+    FUSE.on = False
+    try:
+        try:
+            hlo_parser().parse(text)
+        except UnexpectedInput as exc:
+            raise _syntax_error(exc, text) from None
+        except RecursionError:
+            raise HloError("input nests too deeply", 1, 1) from None
+        raise AssertionError("a text failed to parse only with fused lines")
+    finally:
+        FUSE.on = True
+
+
+def materialize_line(line: tuple[Any, int, int]) -> InstrAst:
+    """The syntax tree of one line of a SIMPLE_LINES token, exactly as the unfused
+    tokens (SIMPLE_HEAD, SIMPLE_ATTR, BLOB_ATTR) give it, with every position."""
+    m, lineno, line_start = line
+    text = m.string
+    start, attrs_at = m.start(), m.start(7)
+    head = make_token("SIMPLE_HEAD", text[start:attrs_at], start, lineno, start - line_start + 1)
+    attrs = []
+    for a in LINE_ATTR.finditer(text, attrs_at, m.end(7)):
+        at = a.start()
+        kind = "SIMPLE_ATTR" if a.group(1) is not None else "BLOB_ATTR"
+        tok = make_token(kind, a.group(), at, lineno, at - line_start + 1)
+        attrs.append(_BUILDER.SIMPLE_ATTR(tok) if a.group(1) is not None else _BUILDER.BLOB_ATTR(tok))
+    return _BUILDER.simple_instruction([head, *attrs])
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
