@@ -1,6 +1,7 @@
 """Per-opcode implementations; importing this package registers them all."""
 
 from hlotool.interpreter.kernels import (  # noqa: F401
+    collectives,
     contraction,
     control,
     convolution,
