@@ -14,7 +14,7 @@ from hlotool.frontend import parse_hlo
 from hlotool.ir.structure import structurally_equal
 from hlotool.printer import SHORT, print_module
 from hlotool.verifier import verify
-from tests.conftest import hlo_texts
+from tests.conftest import CASES, hlo_texts
 
 TEXTS = hlo_texts()
 
@@ -47,10 +47,14 @@ def test_short_form_reparses() -> None:
 
 
 def test_xla_parser_accepts_everything_we_print(tmp_path: Path) -> None:
-    """XLA's own parser (jaxlib) re-reads every module we print (one child process,
-    since XLA's parser aborts the process on some inputs)."""
+    """XLA's own parser (jaxlib) re-reads every module we print, from HLO and from
+    StableHLO input (one child process: XLA's parser aborts the process on some inputs)."""
     pytest.importorskip("jaxlib")
+    from hlotool.frontend.stablehlo import parse_stablehlo
+
     texts = [print_module(parse_hlo(p.read_text())) for _, p in TEXTS]
+    texts += [print_module(parse_stablehlo((case / "module.stablehlo.mlir").read_text()))
+              for case in CASES]
     payload = tmp_path / "texts.json"
     payload.write_text(json.dumps(texts))
     code = (
