@@ -15,6 +15,7 @@ from hlotool.ir.module import Module
 from hlotool.ir.opcodes import Opcode
 from hlotool.passes import registry
 from hlotool.passes.base import Pass
+from tests.broken_passes import FlipAddPass
 
 CORPUS = Path(__file__).parent / "data" / "corpus"
 MODULE = CORPUS / "attention_causal" / "module.hlo"
@@ -28,23 +29,6 @@ ENTRY main {
   ROOT mul.1 = f32[4]{0} multiply(add.1, p1)
 }
 """
-
-
-@dataclass(frozen=True)
-class FlipAddPass(Pass):
-    """Test-only miscompile: turns every add into a subtract (still verifies)."""
-
-    name = "flip-add"
-    summary = "test only: add -> subtract"
-
-    def run(self, module: Module) -> bool:
-        changed = False
-        for comp in module.computations:
-            for ins in comp.instructions:
-                if ins.opcode is Opcode.ADD:
-                    ins.opcode = Opcode.SUBTRACT
-                    changed = True
-        return changed
 
 
 def _passes(*names: str) -> list[Pass]:

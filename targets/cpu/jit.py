@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import llvmlite.binding as llvm
 
@@ -125,10 +126,8 @@ class CodeLibrary:
             mod.verify()
         self._module = mod
 
-    def finalize(self, *, keep_asm: bool = False) -> None:
-        """Optimise, then compile to machine code (once)."""
-        if self._engine is not None:
-            return
+    def _optimized(self, keep_asm: bool) -> Any:
+        """The module set up for the host, optimised; its IR (and asm) kept as text."""
         if self._module is None:
             raise RuntimeError(f"library {self.name} has no module")
         mod = self._module
@@ -140,6 +139,13 @@ class CodeLibrary:
         if keep_asm:
             with self.timings.record("emit-asm"):
                 self.asm = target_machine().emit_assembly(mod)
+        return mod
+
+    def finalize(self, *, keep_asm: bool = False) -> None:
+        """Optimise, then compile to machine code (once)."""
+        if self._engine is not None:
+            return
+        mod = self._optimized(keep_asm)
         with self.timings.record("codegen"):
             engine = llvm.create_mcjit_compiler(mod, target_machine())
             engine.finalize_object()
@@ -151,17 +157,7 @@ class CodeLibrary:
         machine code as `finalize`, with one codegen shared by the JIT and the cache."""
         if self._engine is not None:
             return
-        if self._module is None:
-            raise RuntimeError(f"library {self.name} has no module")
-        mod = self._module
-        mod.triple = host().triple
-        mod.data_layout = str(target_machine().target_data)
-        with self.timings.record("optimize"):
-            optimize(mod, self.speed_level)
-        self.llvm_ir = str(mod)
-        if keep_asm:
-            with self.timings.record("emit-asm"):
-                self.asm = target_machine().emit_assembly(mod)
+        mod = self._optimized(keep_asm)
         with self.timings.record("codegen"):
             self.object_code = target_machine().emit_object(mod)
         self.load_object(self.object_code)

@@ -19,6 +19,7 @@ from hlotool.passes.pipeline import Pipeline, Step
 from hlotool.passes.registry import make_pass
 from hlotool.tui.app import DebuggerApp, DebugOptions
 from hlotool.tui.session import resolve_pipeline
+from tests.broken_passes import FlipAddPass
 
 ATTENTION = Path(__file__).parents[1] / "data" / "corpus" / "attention_causal" / "module.hlo"
 
@@ -32,23 +33,6 @@ ENTRY main {
   ROOT mul.1 = f32[4]{0} multiply(add.1, p1)
 }
 """
-
-
-@dataclass(frozen=True)
-class FlipAddPass(Pass):
-    """Test-only miscompile: every add becomes a subtract (the module still verifies)."""
-
-    name = "flip-add"
-    summary = "test only: add -> subtract"
-
-    def run(self, module: Module) -> bool:
-        changed = False
-        for comp in module.computations:
-            for ins in comp.instructions:
-                if ins.opcode is Opcode.ADD:
-                    ins.opcode = Opcode.SUBTRACT
-                    changed = True
-        return changed
 
 
 def attention() -> Module:
