@@ -22,6 +22,7 @@ from hlotool.ir.opcodes import CALLS_REDUCER, ELEMENTWISE, Opcode
 from hlotool.targets.cpu import irutils as u
 from hlotool.targets.cpu.jit import host
 from hlotool.targets.cpu.kernels.elemental import is_fusable_product, unsupported_reason
+from hlotool.targets.cpu.kernels.conv import ConvPlan, plan_convolution
 from hlotool.targets.cpu.kernels.dot import DotPlan, unsupported_dot
 from hlotool.targets.cpu.kernels.loop import LoopPlan, emit_loop_kernel
 from hlotool.targets.cpu.kernels.reduce import (
@@ -42,12 +43,12 @@ _STANDALONE = (ELEMENTWISE | {O.CONVERT, O.BITCAST_CONVERT, O.BROADCAST, O.BITCA
 
 
 #: Every kind of native kernel plan.
-KernelPlan = LoopPlan | ReducePlan | DotPlan
+KernelPlan = LoopPlan | ReducePlan | DotPlan | ConvPlan
 
 
 def is_llvm(plan: KernelPlan) -> bool:
-    """Whether the plan is an LLVM function (a DotPlan is a BLAS call)."""
-    return not isinstance(plan, DotPlan)
+    """Whether the plan is an LLVM function (a DotPlan or ConvPlan is a BLAS call)."""
+    return not isinstance(plan, DotPlan | ConvPlan)
 
 
 def emit_kernel(module: ir.Module, plan: KernelPlan, symbol: str, *, x86: bool) -> None:
@@ -115,7 +116,12 @@ def plan_module(module: Module) -> CompiledPlan:
 def plan_instruction(ins: Instruction, name: str) -> tuple[KernelPlan | None, str]:
     """The kernel for `ins`, or (None, why not)."""
     if ins.opcode is O.FUSION:
+        root = ins.attrs["calls"].root
+        if root is not None and root.opcode is O.CONVOLUTION:
+            return plan_convolution(ins, name)
         return _plan_fusion(ins, name)
+    if ins.opcode is O.CONVOLUTION:
+        return plan_convolution(ins, name)
     if ins.opcode is O.REDUCE:
         return _plan_reduce(ins, name)
     if ins.opcode is O.DOT:

@@ -26,6 +26,7 @@ from hlotool.ir.types import PrimitiveType
 from hlotool.targets.base import Executable, ExecutionStats
 from hlotool.targets.cpu.codegen import FREE_OPS, CompiledPlan
 from hlotool.targets.cpu.jit import CodeLibrary
+from hlotool.targets.cpu.kernels.conv import ConvPlan, ConvThunk
 from hlotool.targets.cpu.kernels.dot import DotPlan, DotThunk
 from hlotool.targets.cpu.kernels.loop import LoopPlan
 
@@ -104,11 +105,13 @@ class CpuExecutable(Executable, Evaluator):
         self.counted = plan.counted
         #: Kernel name -> LLVM function symbol (identical kernels share one function).
         self.symbols = plan.symbols
-        self.thunks: dict[int, Thunk | DotThunk] = {}
+        self.thunks: dict[int, Thunk | DotThunk | ConvThunk] = {}
         ins_by_id = {id(i): i for c in module.computations for i in c.instructions}
         for key, kernel in plan.plans.items():
             if isinstance(kernel, DotPlan):
                 self.thunks[key] = DotThunk(ins_by_id[key], kernel.tune)
+            elif isinstance(kernel, ConvPlan):
+                self.thunks[key] = ConvThunk(ins_by_id[key], kernel.conv)
             elif library is not None:
                 symbol = plan.symbols.get(kernel.name, kernel.name)
                 self.thunks[key] = Thunk(ins_by_id[key], kernel, library, symbol)
