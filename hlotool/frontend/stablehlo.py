@@ -20,6 +20,7 @@ from hlotool.frontend import (  # noqa: F401
     stablehlo_chlo,
     stablehlo_control,
     stablehlo_dynamic,
+    stablehlo_legacy,
     stablehlo_ops,
 )
 from hlotool.frontend.stablehlo_ast import FileAst, ModuleAst

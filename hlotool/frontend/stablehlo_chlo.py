@@ -795,19 +795,6 @@ def _real_or_complex(real: Unary, complex_: Unary | None) -> Callable[[OpCtx], R
     return convert
 
 
-def _plain_real(fn: Unary) -> Callable[[OpCtx], Results]:
-    """A decomposition applied at the operand's own precision (no upcast)."""
-
-    def convert(ctx: OpCtx) -> Results:
-        ctx.arity(1)
-        x = ctx.operands[0]
-        if x.shape.element_type.is_complex:
-            raise ctx.error("complex operands are not supported")
-        return [fn(Builder(ctx), x)]
-
-    return convert
-
-
 def _max_finite(b: Builder, x: Instruction) -> Instruction:
     return b.const(float(ml_dtypes.finfo(x.shape.element_type.numpy_dtype).max), x)
 
@@ -852,14 +839,193 @@ def _atanh(b: Builder, x: Instruction) -> Instruction:
     return b.select(b.cmp(b.abs(x), b.const(1.0, x), "GT"), b.const(math.nan, x), out)
 
 
+# -- complex inverse trig (ChloDecompositionPatternsMath.td, modified Hull et al) ----------
+
+
+def _parts(b: Builder, z: Instruction) -> tuple[Instruction, Instruction]:
+    part = Shape.array(z.shape.element_type.component_type, z.shape.dimensions)
+    return b._emit(O.REAL, part, z), b._emit(O.IMAG, part, z)
+
+
+def _complex(b: Builder, re: Instruction, im: Instruction, like: Instruction) -> Instruction:
+    return b._emit(O.COMPLEX, like.shape, re, im)
+
+
+def _hypot_like(b: Builder, mx: Instruction, mn: Instruction) -> Instruction:
+    """The generated hypot(mx, mn) of the asin/acos patterns (mx = max, mn = min)."""
+    one, zero, two = b.const(1.0, mx), b.const(0.0, mx), b.const(2.0, mx)
+    sqrt_two = b.unary(O.SQRT, two)
+    r = b.mul(b.div(mn, mx), b.div(mn, mx))
+    sqa = b.unary(O.SQRT, b.add(one, r))
+    inner = b.select(
+        b.binary(O.AND, b.cmp(sqa, one, "EQ"), b.cmp(r, zero, "GT")),
+        b.add(mx, b.div(b.mul(mx, r), two)),
+        b.mul(mx, sqa),
+    )
+    return b.select(b.cmp(mx, mn, "EQ"), b.mul(sqrt_two, mx), inner)
+
+
+def _asin_acos_parts(
+    b: Builder, z: Instruction
+) -> tuple[Instruction, Instruction, Instruction, Instruction, Instruction]:
+    """(signed_x, signed_y, p, q, imag) with real(asin z) = atan2(signed_x, q) ... where
+    `q` is the shared second atan2 argument and `imag` the unsigned imaginary part."""
+    signed_x, signed_y = _parts(b, z)
+    x, y = b.abs(signed_x), b.abs(signed_y)
+    one, zero, half, two = (b.const(v, x) for v in (1.0, 0.0, 0.5, 2.0))
+    et = x.shape.element_type.numpy_dtype
+    safe_max = b.div(b.unary(O.SQRT, _max_finite(b, x)), b.const(8.0, x))
+    xp1, xm1 = b.add(x, one), b.sub(x, one)
+    abs_xp1, abs_xm1 = b.abs(xp1), b.abs(xm1)
+    r = _hypot_like(b, b.binary(O.MAXIMUM, abs_xp1, y), b.binary(O.MINIMUM, abs_xp1, y))
+    s = _hypot_like(b, b.binary(O.MAXIMUM, abs_xm1, y), b.binary(O.MINIMUM, abs_xm1, y))
+    a = b.mul(half, b.add(r, s))
+    half_apx = b.mul(half, b.add(a, x))
+    yy = b.mul(y, y)
+    rpxp1 = b.add(r, xp1)
+    smxm1 = b.sub(s, xm1)
+    spxm1 = b.add(s, xm1)
+    q = b.select(
+        b.cmp(b.binary(O.MAXIMUM, x, y), safe_max, "GE"),
+        y,
+        b.select(
+            b.cmp(x, one, "LE"),
+            b.unary(O.SQRT, b.mul(half_apx, b.add(b.div(yy, rpxp1), smxm1))),
+            b.mul(y, b.unary(O.SQRT, b.add(b.div(half_apx, rpxp1), b.div(half_apx, spxm1)))),
+        ),
+    )
+    safe_max_opt = b.select(
+        b.cmp(x, b.mul(safe_max, b.const(1e12, x)), "LT"),
+        b.mul(safe_max, b.const(1e-06, x)),
+        b.mul(safe_max, b.const(100.0, x)),
+    )
+    y_gt = b.cmp(y, safe_max_opt, "GE")
+    mx = b.select(y_gt, y, x)
+    xoy = b.select(
+        b.binary(O.AND, y_gt, b.unary(O.NOT, b.cmp(y, b.const(math.inf, x), "EQ"))),
+        b.div(x, y),
+        zero,
+    )
+    large = b.add(
+        b.add(b.unary(O.LOG, two), b.unary(O.LOG, mx)),
+        b.mul(half, b.unary(O.LOG1P, b.mul(xoy, xoy))),
+    )
+    safe_min = float(np.sqrt(ml_dtypes.finfo(et).smallest_normal)) * 4
+    small_y = b.binary(O.AND, b.cmp(y, b.const(safe_min, x), "LT"), b.cmp(x, one, "LT"))
+    ap1 = b.add(a, one)
+    half_yy = b.mul(half, yy)
+    divide_half_yy_rpxp1 = b.div(half_yy, rpxp1)
+    am1 = b.select(
+        small_y,
+        b.neg(b.div(b.mul(xp1, xm1), ap1)),
+        b.select(
+            b.cmp(x, one, "GE"),
+            b.add(divide_half_yy_rpxp1, b.mul(half, spxm1)),
+            b.select(
+                b.cmp(a, b.const(1.5, x), "LE"),
+                b.add(divide_half_yy_rpxp1, b.div(half_yy, smxm1)),
+                b.sub(a, one),
+            ),
+        ),
+    )
+    sq = b.unary(O.SQRT, b.mul(am1, ap1))
+    imag = b.select(
+        b.cmp(mx, b.select(y_gt, safe_max_opt, safe_max), "GE"),
+        large,
+        b.select(small_y, b.div(y, sq), b.unary(O.LOG1P, b.add(am1, sq))),
+    )
+    return signed_x, signed_y, q, zero, imag
+
+
+def _asin_complex(b: Builder, z: Instruction) -> Instruction:
+    signed_x, signed_y, q, zero, imag = _asin_acos_parts(b, z)
+    real = b.binary(O.ATAN2, signed_x, q)
+    return _complex(b, real, b.select(b.cmp(signed_y, zero, "LT"), b.neg(imag), imag), z)
+
+
+def _acos_complex(b: Builder, z: Instruction) -> Instruction:
+    signed_x, signed_y, q, zero, imag = _asin_acos_parts(b, z)
+    real = b.binary(O.ATAN2, q, signed_x)
+    return _complex(b, real, b.select(b.cmp(signed_y, zero, "LT"), imag, b.neg(imag)), z)
+
+
+def _acosh_complex(b: Builder, z: Instruction) -> Instruction:
+    """acosh(z) = I * acos(z) when imag(z) >= 0, else -I * acos(z)."""
+    signed_x, signed_y, q, zero, imag = _asin_acos_parts(b, z)
+    acos_real = b.binary(O.ATAN2, q, signed_x)
+    acos_imag = b.select(b.cmp(signed_y, zero, "LT"), imag, b.neg(imag))
+    w = _complex(b, b.neg(acos_imag), acos_real, z)
+    return b.select(b.cmp(signed_y, zero, "LT"), b.neg(w), w)
+
+
+def _times_i(b: Builder, z: Instruction) -> Instruction:
+    re, im = _parts(b, z)
+    return _complex(b, b.neg(im), re, z)
+
+
+def _times_minus_i(b: Builder, z: Instruction) -> Instruction:
+    re, im = _parts(b, z)
+    return _complex(b, im, b.neg(re), z)
+
+
+def _asinh_complex(b: Builder, z: Instruction) -> Instruction:
+    """asinh(z) = -I * asin(I * z)."""
+    return _times_minus_i(b, _asin_complex(b, _times_i(b, z)))
+
+
+def _atanh_complex(b: Builder, z: Instruction) -> Instruction:
+    """functional_algorithms' complex atanh (real part log1p(4 * arg) / 4 over three
+    regions, imaginary part atan2(2y, (1 - |x|)(1 + |x|) - y^2) / 2 or sign(y) * pi / 2)."""
+    x, y = _parts(b, z)
+    zero, one, four, half, quarter = (b.const(v, x) for v in (0.0, 1.0, 4.0, 0.5, 0.25))
+    et = x.shape.element_type.numpy_dtype
+    inv_negeps_value = float(1 / ml_dtypes.finfo(et).epsneg)
+    inv_negeps = b.const(inv_negeps_value, x)
+    safe_max = b.const(inv_negeps_value * inv_negeps_value, x)
+    ax, ay = b.abs(x), b.abs(y)
+    naxm1 = b.sub(one, ax)
+    y2 = b.mul(y, y)
+    sx = b.select(b.cmp(x, zero, "GE"), one, b.neg(one))
+    sy = b.select(b.cmp(y, zero, "GE"), one, b.neg(one))
+    in_safe = b.binary(O.AND, b.cmp(ax, safe_max, "LT"), b.cmp(ay, safe_max, "LT"))
+    arg23 = b.div(ax, b.add(b.mul(naxm1, naxm1), y2))
+    arg4 = b.div(one, ax)
+    arg5 = b.div(b.div(one, b.add(b.div(ax, y), b.div(y, ax))), y)
+    inf = b.const(math.inf, x)
+    any_inf = b.binary(O.OR, b.cmp(ax, inf, "EQ"), b.cmp(ay, inf, "EQ"))
+    arg5 = b.select(any_inf, zero, arg5)
+    arg = b.select(in_safe, arg23, b.select(b.cmp(b.mul(ay, inv_negeps), ax, "LT"), arg4, arg5))
+    real = b.mul(b.mul(sx, b.unary(O.LOG1P, b.mul(four, arg))), quarter)
+    imag_safe = b.binary(O.ATAN2, b.add(y, y), b.sub(b.mul(naxm1, b.add(one, ax)), y2))
+    imag = b.mul(b.select(in_safe, imag_safe, b.mul(sy, b.const(math.pi, x))), half)
+    return _complex(b, real, imag, z)
+
+
+def _atan_complex(b: Builder, z: Instruction) -> Instruction:
+    """atan(z) = -I * atanh(I * z)."""
+    return _times_minus_i(b, _atanh_complex(b, _times_i(b, z)))
+
+
+def _real_or_complex_plain(real: Unary, complex_: Unary) -> Callable[[OpCtx], Results]:
+    """A decomposition at the operand's own precision, real or complex."""
+
+    def convert(ctx: OpCtx) -> Results:
+        ctx.arity(1)
+        x = ctx.operands[0]
+        fn = complex_ if x.shape.element_type.is_complex else real
+        return [fn(Builder(ctx), x)]
+
+    return convert
+
+
 CONVERTERS["chlo.sinh"] = _real_or_complex(_sinh, _sinh_large)
 CONVERTERS["chlo.cosh"] = _real_or_complex(_cosh, _cosh)
-CONVERTERS["chlo.asin"] = _plain_real(_asin)
-CONVERTERS["chlo.acos"] = _plain_real(_acos)
-CONVERTERS["chlo.atan"] = _plain_real(_atan)
-CONVERTERS["chlo.acosh"] = _plain_real(_acosh)
-CONVERTERS["chlo.asinh"] = _plain_real(_asinh)
-CONVERTERS["chlo.atanh"] = _plain_real(_atanh)
+CONVERTERS["chlo.asin"] = _real_or_complex_plain(_asin, _asin_complex)
+CONVERTERS["chlo.acos"] = _real_or_complex_plain(_acos, _acos_complex)
+CONVERTERS["chlo.atan"] = _real_or_complex_plain(_atan, _atan_complex)
+CONVERTERS["chlo.acosh"] = _real_or_complex_plain(_acosh, _acosh_complex)
+CONVERTERS["chlo.asinh"] = _real_or_complex_plain(_asinh, _asinh_complex)
+CONVERTERS["chlo.atanh"] = _real_or_complex_plain(_atanh, _atanh_complex)
 
 
 # -- predicates, conj, constants ------------------------------------------------------------

@@ -430,9 +430,6 @@ def _unsupported(reason: str) -> Callable[[OpCtx], Results]:
 
 
 for _name, _reason in {
-    "stablehlo.einsum": "einsum is deprecated and not supported; use dot_general",
-    "stablehlo.unary_einsum": "unary_einsum is deprecated and not supported",
-    "stablehlo.torch_index_select": "torch_index_select is not supported; use gather",
     "stablehlo.async_start": "async ops are not supported",
     "stablehlo.async_done": "async ops are not supported",
     "stablehlo.send": "send is not supported by the single-device tools",
