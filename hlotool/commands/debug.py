@@ -21,7 +21,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--check-each", action="store_true",
                    help="run the numeric check after every step")
     p.add_argument("--export-dir", default=".",
-                   help="where e (.hlo), g (.svg) and b (reproducer) write (default: .)")
+                   help="where e (.hlo), E (every step as NNN-<pass>.hlo), g (.svg), "
+                        "G (graph diff .svg) and b (reproducer) write (default: .)")
 
 
 def run(args: argparse.Namespace) -> int:

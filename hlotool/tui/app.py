@@ -28,7 +28,7 @@ class DebugOptions:
 
     #: Shown in the step list's title.
     source_name: str = "module"
-    #: Where `e`, `g` and `b` write files.
+    #: Where `e`, `E`, `g`, `G` and `b` write files.
     export_dir: Path = field(default_factory=Path.cwd)
     rtol: float = 1e-5
     atol: float = 1e-6

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -268,3 +269,157 @@ async def test_small_terminal(make_app: AppFactory) -> None:
         await settle(pilot)
         await press(pilot, "n", "d", "2", "3", "1")
         assert app.session.head.depth == 1
+
+
+def gate_passes(app: DebuggerApp) -> threading.Event:
+    """Make every pass application wait until the returned event is set, so that keys
+    pressed meanwhile find the pipeline worker busy."""
+    gate = threading.Event()
+    session = app.session
+    step, apply = session.step, session.apply
+
+    def gated_step() -> object:
+        assert gate.wait(30)
+        return step()
+
+    def gated_apply(p: object) -> object:
+        assert gate.wait(30)
+        return apply(p)  # type: ignore[arg-type]
+
+    session.step = gated_step  # type: ignore[method-assign]
+    session.apply = gated_apply  # type: ignore[method-assign]
+    return gate
+
+
+async def test_undo_redo_and_apply_queue_behind_a_running_pass(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = app.session.plan[0].spec
+        gate = gate_passes(app)
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press("u")
+        await pilot.pause()
+        assert "busy: queued undo (1 waiting)" in status(app)
+        await pilot.press("ctrl+r", "u")
+        app.apply_pass_by_name("dce")
+        await pilot.pause()
+        assert "queued apply dce (4 waiting)" in status(app)
+        assert app.session.head.depth == 0
+        gate.set()
+        await settle(pilot)
+        # n, u, ctrl+r, u, then dce: the root has the planned pass and a dce branch
+        root = app.session.root
+        assert app.session.head.spec == "dce" and app.session.head.parent is root
+        assert [c.spec for c in root.children] == [first, "dce"]
+        assert screen(app).selected is app.session.head
+        assert "step 1: dce" in status(app)
+
+
+async def test_queued_actions_run_in_order(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        plan = [p.spec for p in app.session.plan]
+        gate = gate_passes(app)
+        await pilot.press("n", "n", "u", "n", "ctrl+r")
+        await pilot.pause()
+        assert app.session.head.depth == 0
+        gate.set()
+        await settle(pilot)
+        # n n -> 2; u -> 1; n -> 2 again (the redo state); ctrl+r: nothing to redo
+        assert [n.spec for n in app.session.path()[1:]] == plan[:2]
+        assert "nothing to redo" in status(app)
+
+
+async def test_queue_dropped_after_a_failing_pass(make_app: AppFactory) -> None:
+    from hlotool.tui.session import PassFailed
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        gate = gate_passes(app)
+        real_step = app.session.step
+
+        def failing() -> object:
+            real_step()
+            raise PassFailed("pass boom raised RuntimeError: no")
+
+        app.session.step = failing  # type: ignore[method-assign]
+        await pilot.press("n", "u", "n")
+        await pilot.pause()
+        gate.set()
+        await settle(pilot)
+        assert "boom" in status(app) and "dropped 2 queued action(s)" in status(app)
+        assert app.session.head.depth == 1
+
+
+async def test_graph_diff_export(make_app: AppFactory, tmp_path: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "G")
+        assert "no previous step" in status(app)
+        assert not list(tmp_path.glob("*.svg"))
+        await press(pilot, "n", "n")
+        node = app.session.head
+        await press(pilot, "p", "G")
+        step = app.session.path()[1]
+        name = f"{app.session.root.module.name}.step001-{step.spec.split('{')[0]}.diff.svg"
+        path = tmp_path / name
+        if "export failed" in status(app):  # no Graphviz here: say so, write nothing
+            assert "graph diff export failed" in status(app) and not path.exists()
+            return
+        assert path.exists() and path.read_text().lstrip().startswith(("<?xml", "<svg"))
+        assert f"wrote {Path('.') / name}" in status(app)
+        assert f"step 1 {step.spec} against step 0 input" in status(app)
+        assert node is app.session.head
+
+
+async def test_graph_diff_matches_hlotool_graph_diff(make_app: AppFactory,
+                                                     tmp_path: Path) -> None:
+    from hlotool.graph import GraphOptions, draw_diff, to_dot
+
+    app = make_app(module=simple(), pipeline=broken_pipeline())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "n", "n", "n")
+        flip = app.session.head
+        assert flip.spec == "flip-add"
+        assert flip.parent is not None
+        dot = to_dot(draw_diff(flip.parent.module, flip.module, GraphOptions()))
+        assert "subtract" in dot and "was add" in dot
+        await press(pilot, "G")
+        path = tmp_path / "simple.step003-flip-add.diff.svg"
+        assert path.exists() or "export failed" in status(app)
+        if path.exists():
+            assert "was add" in path.read_text() and "flip-add against step 2 cse" in status(app)
+
+
+async def test_export_every_step(make_app: AppFactory, tmp_path: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "n", "n", "n", "p", "E")
+        path = app.session.path()
+        written = sorted(p.name for p in tmp_path.glob("*.hlo"))
+        expected = [f"{n.depth:03d}-{n.spec.split('{')[0]}.hlo" for n in path]
+        assert written == expected and written[0] == "000-input.hlo"
+        for node in path:
+            text = (tmp_path / f"{node.depth:03d}-{node.spec.split('{')[0]}.hlo").read_text()
+            assert text == node.text()
+        assert f"wrote 4 steps to {Path('.')}" in status(app)
+
+
+async def test_export_every_step_to_export_dir(make_app: AppFactory, tmp_path: Path) -> None:
+    out = tmp_path / "steps"
+    app = make_app(module=simple(), pipeline=broken_pipeline(), export_dir=out)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "n", "n", "n", "n", "u", "E")
+        assert sorted(p.name for p in out.iterdir()) == [
+            "000-input.hlo", "001-algebraic-simplify.hlo", "002-cse.hlo", "003-flip-add.hlo"]
+        assert "subtract" in (out / "003-flip-add.hlo").read_text()
+        assert not list(tmp_path.glob("*.hlo"))
+        assert str(out) in status(app)

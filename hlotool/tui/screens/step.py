@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import threading
+from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -58,7 +60,11 @@ class StepScreen(Screen[None]):
         _b("c", "toggle_check_each", "Check each", "Check numerics after every step", False),
         _b("b", "bisect", "Bisect", "Find the first pass that breaks the module"),
         _b("g", "export_svg", "SVG", "Export the step's graph as SVG", False),
+        _b("G", "export_diff_svg", "Diff SVG",
+           "Export the graph diff against the previous step as SVG", False),
         _b("e", "export_hlo", "Export", "Export the step as .hlo", False),
+        _b("E", "export_all", "Export all",
+           "Export every step as NNN-<pass>.hlo into the export directory", False),
         _b("slash", "search", "Search", "Search the IR", False),
         _b("f", "filter", "Filter", "Filter the step list by pass name", False),
         _b("1", "tab('diff')", "Diff", "Show the diff tab", False),
@@ -80,6 +86,14 @@ class StepScreen(Screen[None]):
 
         node: Node | None
         error: str = ""
+
+    @dataclass
+    class Moved(Message):
+        """A queued undo or redo ran: the head is now `node` (None: nothing to do)."""
+
+        node: Node | None
+        text: str
+        severity: str = "information"
 
     @dataclass
     class Rendered(Message):
@@ -117,7 +131,9 @@ class StepScreen(Screen[None]):
         super().__init__()
         self.selected: Node | None = None
         self._queue_lock = threading.Lock()
-        self._queued = 0
+        #: What the pipeline worker does next, in order: ("next", None), ("undo", None),
+        #: ("redo", None) or ("apply", pass).
+        self._queue: deque[tuple[str, Pass | None]] = deque()
         self._stepping = False
         self._ready = False
 
@@ -171,49 +187,75 @@ class StepScreen(Screen[None]):
         self.post_message(self.PlanReady(plan))
 
     @work(thread=True, group="pipeline")
-    def run_steps(self) -> None:
-        """Apply queued `next` presses one by one."""
+    def run_queue(self) -> None:
+        """Run the queued operations (n, u, ctrl+r, palette applies) one by one, in the
+        order they were asked for."""
         while True:
             with self._queue_lock:
-                if self._queued == 0:
+                if not self._queue:
                     self._stepping = False
                     return
-                self._queued -= 1
-            self._step_once()
+                kind, p = self._queue.popleft()
+            if kind == "next":
+                self._step_once()
+            elif kind == "apply" and p is not None:
+                self._apply_once(p)
+            elif kind == "undo":
+                node = self.session.undo()
+                self.post_message(self.Moved(*_undo_text(node)))
+            elif kind == "redo":
+                node = self.session.redo()
+                self.post_message(self.Moved(*_redo_text(node)))
 
     def _step_once(self) -> None:
         try:
             node = self.session.step()
         except PassFailed as exc:
-            self._clear_queue()
-            self.post_message(self.StepApplied(None, str(exc)))
+            self.post_message(self.StepApplied(None, str(exc) + self._clear_queue()))
             return
         if node is None:
-            self._clear_queue()
-            self.post_message(self.StepApplied(None, "the pipeline is done"))
+            self.post_message(self.StepApplied(None, "the pipeline is done"
+                                               + self._clear_queue(keep_moves=True)))
             return
         if self.debugger.options.check_each:
             self.session.check(node)
         self.post_message(self.StepApplied(node))
 
-    def _clear_queue(self) -> None:
-        with self._queue_lock:
-            self._queued = 0
-
-    @work(thread=True, group="pipeline")
-    def run_apply(self, p: Pass) -> None:
-        """Apply one pass from the palette."""
+    def _apply_once(self, p: Pass) -> None:
         try:
             node = self.session.apply(p)
         except PassFailed as exc:
-            self.post_message(self.StepApplied(None, str(exc)))
+            self.post_message(self.StepApplied(None, str(exc) + self._clear_queue()))
+            return
+        if self.debugger.options.check_each:
+            self.session.check(node)
+        self.post_message(self.StepApplied(node))
+
+    def _clear_queue(self, keep_moves: bool = False) -> str:
+        """Drop what is queued after a failure (only further `next`s when `keep_moves`:
+        the end of the pipeline does not make a queued undo pointless); returns a note
+        for the status bar ("" when nothing was dropped)."""
+        with self._queue_lock:
+            kept = [op for op in self._queue if keep_moves and op[0] != "next"]
+            dropped = len(self._queue) - len(kept)
+            self._queue = deque(kept)
+        return f"; dropped {dropped} queued action(s)" if dropped and not keep_moves else ""
+
+    def _enqueue(self, kind: str, p: Pass | None = None) -> bool:
+        """Queue an operation for the pipeline worker; starts it when idle. Returns
+        whether it had to wait behind a running one."""
+        with self._queue_lock:
+            self._queue.append((kind, p))
+            waiting = self._stepping
+            self._stepping = True
+            ahead = len(self._queue)
+        if waiting:
+            label = {"next": "next", "undo": "undo", "redo": "redo"}.get(
+                kind, f"apply {p.spec if p is not None else ''}")
+            self.set_status(f"busy: queued {label} ({ahead} waiting)")
         else:
-            if self.debugger.options.check_each:
-                self.session.check(node)
-            self.post_message(self.StepApplied(node))
-        finally:
-            with self._queue_lock:
-                self._stepping = False
+            self.run_queue()
+        return waiting
 
     @work(thread=True, exclusive=True, group="render")
     def render_step(self, node: Node) -> None:
@@ -254,7 +296,7 @@ class StepScreen(Screen[None]):
     def run_export(self, node: Node, kind: str) -> None:
         """Write the step as .hlo or .svg."""
         options = self.debugger.options
-        name = f"{self._file_stem()}.step{node.depth:03d}-{node.spec.split('{')[0]}"
+        name = f"{self._file_stem()}.step{node.depth:03d}-{_pass_name(node)}"
         path = options.export_dir / f"{name}.{kind}"
         try:
             if kind == "hlo":
@@ -265,6 +307,37 @@ class StepScreen(Screen[None]):
             self.post_message(self.Status(f"export failed: {exc}", "error"))
             return
         self.post_message(self.Status(f"wrote {path}"))
+
+    @work(thread=True, group="export")
+    def run_export_diff(self, node: Node) -> None:
+        """Write the graph diff of the step against the previous one as SVG."""
+        parent = node.parent
+        if parent is None:
+            return
+        name = f"{self._file_stem()}.step{node.depth:03d}-{_pass_name(node)}.diff.svg"
+        path = self.debugger.options.export_dir / name
+        try:
+            _write_diff_svg(parent, node, path)
+        except Exception as exc:
+            self.post_message(self.Status(f"graph diff export failed: {exc}", "error"))
+            return
+        self.post_message(self.Status(f"wrote {path}: graph diff of step {node.depth} "
+                                      f"{node.spec} against step {parent.depth} {parent.spec}"))
+
+    @work(thread=True, group="export")
+    def run_export_all(self, nodes: list[Node]) -> None:
+        """Write every step as NNN-<pass>.hlo into the export directory."""
+        directory = self.debugger.options.export_dir
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            for node in nodes:
+                (directory / f"{node.depth:03d}-{_pass_name(node)}.hlo").write_text(node.text())
+        except Exception as exc:
+            self.post_message(self.Status(f"export failed: {exc}", "error"))
+            return
+        last = f"{nodes[-1].depth:03d}-{_pass_name(nodes[-1])}.hlo"
+        self.post_message(self.Status(f"wrote {len(nodes)} steps to {directory} "
+                                      f"(000-input.hlo … {last})"))
 
     # -- messages --------------------------------------------------------------------------
     @on(PlanReady)
@@ -285,6 +358,15 @@ class StepScreen(Screen[None]):
         self.refresh_steps(select=message.node or self.session.head)
         if message.node is not None:
             self.set_status(self._describe(message.node))
+
+    @on(Moved)
+    def _moved_message(self, message: Moved) -> None:
+        self._moved(message.node, message.text, message.severity)
+
+    def _moved(self, node: Node | None, text: str, severity: str) -> None:
+        self.set_status(text, severity)
+        if node is not None:
+            self.refresh_steps(select=node)
 
     @on(Rendered)
     def _rendered(self, message: Rendered) -> None:
@@ -363,12 +445,10 @@ class StepScreen(Screen[None]):
             self.set_status("still planning the pipeline…", "warning")
             return
         with self._queue_lock:
-            self._queued += 1
-            start = not self._stepping
-            self._stepping = True
-        if start:
+            idle = not self._stepping
+        if idle:
             self.set_status(f"applying {self._next_spec()}…")
-            self.run_steps()
+        self._enqueue("next")
 
     def _next_spec(self) -> str:
         p = self.session.next_pass()
@@ -382,42 +462,29 @@ class StepScreen(Screen[None]):
 
     def _busy(self) -> bool:
         with self._queue_lock:
-            busy = self._stepping
-        if busy:
-            self.set_status("a pass is running; try again when it is done", "warning")
-        return busy
+            return self._stepping
 
     def action_undo(self) -> None:
-        """Undo the last applied pass."""
+        """Undo the last applied pass (queued behind a running pass)."""
         if self._busy():
+            self._enqueue("undo")
             return
-        node = self.session.undo()
-        if node is None:
-            self.set_status("nothing to undo", "warning")
-            return
-        self.set_status(f"undid {node.redo_child.spec if node.redo_child else ''}; "
-                        f"ctrl+r redoes it")
-        self.refresh_steps(select=node)
+        self._moved(*_undo_text(self.session.undo()))
 
     def action_redo(self) -> None:
-        """Redo the most recently undone pass."""
+        """Redo the most recently undone pass (queued behind a running pass)."""
         if self._busy():
+            self._enqueue("redo")
             return
-        node = self.session.redo()
-        if node is None:
-            self.set_status("nothing to redo", "warning")
-            return
-        self.set_status(f"redid {node.spec}")
-        self.refresh_steps(select=node)
+        self._moved(*_redo_text(self.session.redo()))
 
     def apply_pass(self, p: Pass) -> None:
-        """Apply `p` to the head (from the command palette)."""
-        if self._busy():
-            return
+        """Apply `p` to the head (from the command palette), after anything queued."""
         with self._queue_lock:
-            self._stepping = True
-        self.set_status(f"applying {p.spec}…")
-        self.run_apply(p)
+            idle = not self._stepping
+        if idle:
+            self.set_status(f"applying {p.spec}…")
+        self._enqueue("apply", p)
 
     def action_toggle_diff(self) -> None:
         """Unified or side-by-side diff."""
@@ -455,6 +522,24 @@ class StepScreen(Screen[None]):
         """Export the selected step's graph as SVG."""
         if self.selected is not None:
             self.run_export(self.selected, "svg")
+
+    def action_export_diff_svg(self) -> None:
+        """Export the graph diff between the selected step and the previous one as SVG."""
+        node = self.selected
+        if node is None:
+            return
+        if node.parent is None:
+            self.set_status("the input has no previous step to diff against; select a "
+                            "step (n, p)", "warning")
+            return
+        self.set_status(f"drawing the graph diff of step {node.depth} {node.spec}…")
+        self.run_export_diff(node)
+
+    def action_export_all(self) -> None:
+        """Export every step from the input to the head as NNN-<pass>.hlo."""
+        nodes = self.session.path()
+        self.set_status(f"exporting {len(nodes)} steps…")
+        self.run_export_all(nodes)
 
     def action_export_hlo(self) -> None:
         """Export the selected step as .hlo."""
@@ -534,6 +619,21 @@ class StepScreen(Screen[None]):
         return text
 
 
+def _undo_text(node: Node | None) -> tuple[Node | None, str, str]:
+    """The status line after an undo that left the head at `node`."""
+    if node is None:
+        return None, "nothing to undo", "warning"
+    undone = node.redo_child.spec if node.redo_child else ""
+    return node, f"undid {undone}; ctrl+r redoes it", "information"
+
+
+def _redo_text(node: Node | None) -> tuple[Node | None, str, str]:
+    """The status line after a redo that moved the head to `node`."""
+    if node is None:
+        return None, "nothing to redo", "warning"
+    return node, f"redid {node.spec}", "information"
+
+
 def _numeric_text(result: NumericResult | None) -> Text:
     if result is None:
         return Text("numerics: unchecked (v)", style="dim")
@@ -544,6 +644,21 @@ def _numeric_text(result: NumericResult | None) -> Text:
 def _stem(name: str) -> str:
     """`name` with only the characters that are safe in a file name."""
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in name) or "module"
+
+
+def _pass_name(node: Node) -> str:
+    """The step's pass name (no options), safe in a file name; "input" for the root."""
+    return _stem(node.spec.split("{")[0])
+
+
+def _write_diff_svg(before: Node, after: Node, path: Path) -> None:
+    """Draw `after` coloured by what changed since `before`, like `hlotool graph --diff`."""
+    try:
+        from hlotool.graph import GraphOptions, draw_diff, write
+    except ImportError:
+        raise RuntimeError("the graph package (hlotool.graph) is not available") from None
+    names = (f"step {before.depth} {before.spec}", f"step {after.depth} {after.spec}")
+    write(draw_diff(before.module, after.module, GraphOptions(), names), path)
 
 
 def _write_svg(node: Node, path: Any) -> None:
