@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from llvmlite import ir
 
+from hlotool.analysis.liveness import is_row_fusion, row_structure
 from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.module import Module
@@ -25,6 +26,7 @@ from hlotool.targets.cpu.kernels.elemental import is_fusable_product, unsupporte
 from hlotool.targets.cpu.kernels.conv import ConvPlan, plan_convolution
 from hlotool.targets.cpu.kernels.dot import DotPlan, unsupported_dot
 from hlotool.targets.cpu.kernels.loop import LoopPlan, emit_loop_kernel
+from hlotool.targets.cpu.kernels.row import RowPlan, emit_row_kernel
 from hlotool.targets.cpu.kernels.reduce import (
     ReducePlan,
     emit_reduce_kernel,
@@ -43,7 +45,7 @@ _STANDALONE = (ELEMENTWISE | {O.CONVERT, O.BITCAST_CONVERT, O.BROADCAST, O.BITCA
 
 
 #: Every kind of native kernel plan.
-KernelPlan = LoopPlan | ReducePlan | DotPlan | ConvPlan
+KernelPlan = LoopPlan | ReducePlan | RowPlan | DotPlan | ConvPlan
 
 
 def is_llvm(plan: KernelPlan) -> bool:
@@ -55,6 +57,8 @@ def emit_kernel(module: ir.Module, plan: KernelPlan, symbol: str, *, x86: bool) 
     """Add the LLVM function `symbol` computing `plan` to `module`."""
     if isinstance(plan, ReducePlan):
         emit_reduce_kernel(module, plan, symbol, x86=x86)
+    elif isinstance(plan, RowPlan):
+        emit_row_kernel(module, plan, symbol, x86=x86)
     else:
         emit_loop_kernel(module, plan, x86=x86, symbol=symbol)
 
@@ -170,6 +174,8 @@ def _plan_fusion(ins: Instruction, name: str) -> tuple[KernelPlan | None, str]:
     assert comp.root is not None
     if comp.root.opcode is O.REDUCE:
         return _plan_reduce_fusion(ins, comp, name)
+    if is_row_fusion(ins):
+        return _plan_row_fusion(ins, comp, name)
     if ins.attrs.get("kind") != "kLoop":
         return None, f"{ins.attrs.get('kind')} fusion"
     roots = list(comp.root.operands) if comp.root.opcode is O.TUPLE else [comp.root]
@@ -214,6 +220,35 @@ def _plan_reduce_fusion(ins: Instruction, comp: Computation,
         if f.opcode is O.CONSTANT and not _is_splat(f):
             constants.append((f, _literal(f)))
     return ReducePlan(name, [root], comp.parameters, constants), ""
+
+
+def _plan_row_fusion(ins: Instruction, comp: Computation,
+                     name: str) -> tuple[RowPlan | None, str]:
+    """A row fusion (softmax, layernorm): per row, the reduces then the epilogue."""
+    root = comp.root
+    assert root is not None
+    kept = row_structure(comp.instructions, root.shape.dimensions)
+    if kept is None or kept < 1:
+        return None, "not a row fusion"
+    constants: list[tuple[Instruction, np.ndarray]] = []
+    reduces: list[Instruction] = []
+    for f in comp.post_order():
+        if f.opcode is O.PARAMETER:
+            if not f.shape.is_array or f.shape.element_type not in u.NATIVE_TYPES:
+                return None, f"parameter {f.shape}"
+            continue
+        if f.opcode is O.REDUCE:
+            reason = unsupported_reduce(f)
+            if reason:
+                return None, f"{f.name}: {reason}"
+            reduces.append(f)
+            continue
+        reason = unsupported_reason(f)
+        if reason:
+            return None, f"{f.name}: {reason}"
+        if f.opcode is O.CONSTANT and not _is_splat(f):
+            constants.append((f, _literal(f)))
+    return RowPlan(name, [root], comp.parameters, constants, reduces, kept), ""
 
 
 def _literal(ins: Instruction) -> np.ndarray:

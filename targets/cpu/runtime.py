@@ -29,6 +29,7 @@ from hlotool.targets.cpu.jit import CodeLibrary
 from hlotool.targets.cpu.kernels.conv import ConvPlan, ConvThunk
 from hlotool.targets.cpu.kernels.dot import DotPlan, DotThunk
 from hlotool.targets.cpu.kernels.loop import LoopPlan
+from hlotool.targets.cpu.kernels.row import RowPlan
 
 
 #: Ops whose work is done by the computations they call (counted there, not here).
@@ -38,7 +39,7 @@ _CONTROL = frozenset({Opcode.FUSION, Opcode.CALL, Opcode.WHILE, Opcode.CONDITION
 class Thunk:
     """One native kernel call: operand values in, fresh output arrays out."""
 
-    def __init__(self, ins: Instruction, plan: LoopPlan, library: CodeLibrary,
+    def __init__(self, ins: Instruction, plan: LoopPlan | RowPlan, library: CodeLibrary,
                  symbol: str) -> None:
         self.fn = library.get_function(symbol)
         self.ins = ins
@@ -47,7 +48,13 @@ class Thunk:
         self.in_specs = [(i.shape.dimensions, i.shape.element_type.numpy_dtype) for i in plan.inputs]
         self.constants = [c for _, c in plan.constants]
         self.out_specs = [(r.shape.dimensions, r.shape.element_type.numpy_dtype) for r in plan.roots]
-        self.args = (ctypes.c_void_p * (len(self.sources) + len(self.constants) + len(self.out_specs)))()
+        #: Scratch buffers the kernel writes and nobody reads back (row fusions' reduces).
+        self.scratch = [np.empty(r.shape.dimensions, r.shape.element_type.numpy_dtype)
+                        for r in getattr(plan, "scratch", ())]
+        n = len(self.sources) + len(self.constants) + len(self.out_specs)
+        self.args = (ctypes.c_void_p * (n + len(self.scratch)))()
+        for k, s in enumerate(self.scratch):
+            self.args[n + k] = s.ctypes.data
         for k, c in enumerate(self.constants):
             self.args[len(self.sources) + k] = c.ctypes.data
 

@@ -1,0 +1,126 @@
+"""Row-fusion kernels: a fusion whose reduces (over the trailing dims of its result) are
+used again inside it (softmax, layernorm; `analysis.liveness.is_row_fusion`).
+
+One LLVM function loops over the rows (the dims the reduces keep). Per row it computes
+every reduce in order with the reduce kernel's fold (the same tree, the same jammed
+chains: bit-identical to the interpreter and to a standalone reduce kernel), storing
+each value to a scratch buffer, then loops over the row's elements computing the root
+with the elemental emitter, reading the reduces' values from the scratch buffers. A row
+is read while it is still in cache, and no intermediate array is written.
+
+Arguments: inputs, constants, the output, then one scratch buffer per reduce (of the
+reduce's shape; the thunk owns them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from llvmlite import ir
+
+from hlotool.ir.instruction import Instruction
+from hlotool.ir.opcodes import Opcode
+from hlotool.targets.cpu import irutils as u
+from hlotool.targets.cpu.kernels.elemental import ElementalEmitter, Input, linear_index
+from hlotool.targets.cpu.kernels.reduce import (
+    ReducePlan,
+    _ReduceEmitter,
+    fused_product,
+    reducer_op,
+    tree_levels,
+)
+
+O = Opcode
+
+
+@dataclass(slots=True)
+class RowPlan:
+    """A row fusion computed natively, row by row."""
+
+    name: str
+    #: The fusion's root (one array).
+    roots: list[Instruction]
+    inputs: list[Instruction]
+    constants: list[tuple[Instruction, np.ndarray]] = field(default_factory=list)
+    #: The fusion's reduces in post order (each gets a scratch buffer).
+    scratch: list[Instruction] = field(default_factory=list)
+    #: Number of leading (row) dims the reduces keep.
+    kept: int = 1
+    tune: dict[str, int | str] = field(default_factory=dict)
+
+
+def emit_row_kernel(module: ir.Module, plan: RowPlan, symbol: str, *, x86: bool) -> None:
+    from hlotool.targets.cpu.kernels.loop import emit_entry
+
+    n = len(plan.inputs) + len(plan.constants) + 1 + len(plan.scratch)
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR] * n), name=f"{symbol}.body")
+    fn.linkage = "internal"
+    fn.attributes.add("noinline")
+    fn.attributes.add("nounwind")
+    for arg in fn.args:
+        arg.add_attribute("noalias")
+    entry = fn.append_basic_block("entry")
+    b = ir.IRBuilder(fn.append_basic_block("start"))
+    sources = plan.inputs + [c for c, _ in plan.constants]
+    inputs = {id(i): Input(a, i.shape) for i, a in zip(sources, fn.args, strict=False)}
+    out = fn.args[len(sources)]
+    scratch = fn.args[len(sources) + 1:]
+    root = plan.roots[0]
+    dims = root.shape.dimensions
+    rows = dims[:plan.kept]
+
+    def row(index: list[ir.Value]) -> None:
+        known = dict(inputs)
+        for red, buf in zip(plan.scratch, scratch, strict=True):
+            r = _ReduceEmitter.__new__(_ReduceEmitter)
+            r.fn, r.plan, r.entry, r.b = fn, ReducePlan("", [red], []), entry, b
+            r.emitter = ElementalEmitter(b, dict(known))
+            r.red, r.t = red, red.shape.element_type
+            r.ty = u.value_type(r.t)
+            r.op = reducer_op(red)
+            r.product = fused_product(red)
+            if r.product is not None and id(r.product) in known:
+                r.product = None
+            src = red.operand(0).shape.dimensions
+            r.in_dims, r.rdims = src, sorted(red.attrs["dimensions"])
+            r.kept = [d for d in range(len(src)) if d not in r.rdims]
+            r.levels = tree_levels([src[d] for d in r.rdims])
+            value = r.level_value(len(r.levels) + 1, index, None)
+            if r.t.value == "pred":
+                value = b.zext(value, u.I8)
+            ptr = b.gep(buf, [linear_index(b, red.shape.dimensions, tuple(index))],
+                        source_etype=u.storage_type(r.t), inbounds=True)
+            b.store(value, ptr)
+            known[id(red)] = Input(buf, red.shape)
+        em = ElementalEmitter(b, known)
+        inner = dims[plan.kept:]
+
+        def elems(k: int, idx: list[ir.Value]) -> None:
+            if k == len(inner):
+                full = (*index, *idx)
+                em._cache.clear()
+                v = em.value(root, full)
+                if v.type == u.I1:
+                    v = b.zext(v, u.I8)
+                ptr = b.gep(out, [linear_index(b, dims, full)],
+                            source_etype=u.storage_type(root.shape.element_type), inbounds=True)
+                b.store(v, ptr)
+                return
+            with u.for_range(b, inner[k], name=f"e{k}") as i:
+                elems(k + 1, [*idx, i])
+
+        elems(0, [])
+
+    def outer(index: list[ir.Value]) -> None:
+        if len(index) == len(rows):
+            row(index)
+            return
+        with u.for_range(b, rows[len(index)], name=f"row{len(index)}") as i:
+            outer([*index, i])
+
+    outer([])
+    b.ret_void()
+    with b.goto_block(entry):
+        b.branch(fn.blocks[1])
+    emit_entry(module, symbol, fn, x86)

@@ -1,0 +1,87 @@
+"""Row fusions (softmax, layernorm: reduces used again inside the fusion) run as one
+native row kernel, bit for bit the interpreter's result."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.targets.conftest import assert_same, run_both
+
+REGIONS = """
+mx {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT z = f32[] maximum(x, y)
+}
+ad {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT z = f32[] add(x, y)
+}"""
+
+
+def softmax_text(b: int, n: int, kind: str) -> str:
+    s = f"{b},{n}"
+    return f"""HloModule m
+{REGIONS}
+f {{
+  p = f32[{s}] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[{b}] reduce(p, ninf), dimensions={{1}}, to_apply=mx
+  mb = f32[{s}] broadcast(m), dimensions={{0}}
+  d = f32[{s}] subtract(p, mb)
+  e = f32[{s}] exponential(d)
+  z = f32[] constant(0)
+  sm = f32[{b}] reduce(e, z), dimensions={{1}}, to_apply=ad
+  sb = f32[{s}] broadcast(sm), dimensions={{0}}
+  ROOT r = f32[{s}] divide(e, sb)
+}}
+ENTRY e {{
+  a = f32[{s}] parameter(0)
+  ROOT f = f32[{s}] fusion(a), kind={kind}, calls=f
+}}"""
+
+
+LAYERNORM = f"""HloModule m
+{REGIONS}
+f {{
+  p = f32[3,5,300] parameter(0)
+  g = f32[300] parameter(1)
+  z = f32[] constant(0)
+  s = f32[3,5] reduce(p, z), dimensions={{2}}, to_apply=ad
+  k = f32[3,5] constant({{{{1,2,3,4,5}},{{6,7,8,9,10}},{{1,1,1,1,1}}}})
+  n = f32[3,5] multiply(s, k)
+  nb = f32[3,5,300] broadcast(n), dimensions={{0,1}}
+  c = f32[3,5,300] subtract(p, nb)
+  q = f32[3,5,300] multiply(c, c)
+  v = f32[3,5] reduce(q, z), dimensions={{2}}, to_apply=ad
+  r = f32[3,5] rsqrt(v)
+  rb = f32[3,5,300] broadcast(r), dimensions={{0,1}}
+  gb = f32[3,5,300] broadcast(g), dimensions={{2}}
+  y = f32[3,5,300] multiply(c, rb)
+  ROOT o = f32[3,5,300] add(y, gb)
+}}
+ENTRY e {{
+  a = f32[3,5,300] parameter(0)
+  g = f32[300] parameter(1)
+  ROOT f = f32[3,5,300] fusion(a, g), kind=kInput, calls=f
+}}"""
+
+
+@pytest.mark.parametrize("shape", [(4, 4097), (7, 1000), (3, 31), (2, 256), (1, 1)])
+@pytest.mark.parametrize("kind", ["kInput", "kCustom"])
+def test_softmax_row_kernel(shape: tuple[int, int], kind: str) -> None:
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32) * 10
+    got, want, ex = run_both(softmax_text(*shape, kind), x)
+    assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
+    assert_same(got, want)
+
+
+def test_layernorm_row_kernel_with_constants_and_params() -> None:
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((3, 5, 300)).astype(np.float32)
+    g = rng.standard_normal(300).astype(np.float32)
+    got, want, ex = run_both(LAYERNORM, x, g)
+    assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
+    assert_same(got, want)
