@@ -181,19 +181,10 @@ def _plan_fusion(ins: Instruction, name: str) -> tuple[KernelPlan | None, str]:
     roots = list(comp.root.operands) if comp.root.opcode is O.TUPLE else [comp.root]
     if any(not r.shape.is_array or r.shape.dimensions != roots[0].shape.dimensions for r in roots):
         return None, "multi-output fusion with different shapes"
-    constants: list[tuple[Instruction, np.ndarray]] = []
-    for f in comp.instructions:
-        if f is comp.root and f.opcode is O.TUPLE:
-            continue
-        if f.opcode is O.PARAMETER:
-            if not f.shape.is_array or f.shape.element_type not in u.NATIVE_TYPES:
-                return None, f"parameter {f.shape}"
-            continue
-        reason = unsupported_reason(f)
-        if reason:
-            return None, f"{f.name}: {reason}"
-        if f.opcode is O.CONSTANT and not _is_splat(f):
-            constants.append((f, _literal(f)))
+    skip = comp.root if comp.root is not None and comp.root.opcode is O.TUPLE else None
+    constants, reason = _fused_operands(comp.instructions, skip)
+    if reason:
+        return None, reason
     return LoopPlan(name, roots, comp.parameters, constants), ""
 
 
@@ -206,19 +197,9 @@ def _plan_reduce_fusion(ins: Instruction, comp: Computation,
     reason = unsupported_reduce(root)
     if reason:
         return None, f"{root.name}: {reason}"
-    constants: list[tuple[Instruction, np.ndarray]] = []
-    for f in comp.instructions:
-        if f is root:
-            continue
-        if f.opcode is O.PARAMETER:
-            if not f.shape.is_array or f.shape.element_type not in u.NATIVE_TYPES:
-                return None, f"parameter {f.shape}"
-            continue
-        reason = unsupported_reason(f)
-        if reason:
-            return None, f"{f.name}: {reason}"
-        if f.opcode is O.CONSTANT and not _is_splat(f):
-            constants.append((f, _literal(f)))
+    constants, reason = _fused_operands(comp.instructions, root)
+    if reason:
+        return None, reason
     return ReducePlan(name, [root], comp.parameters, constants), ""
 
 
@@ -230,25 +211,40 @@ def _plan_row_fusion(ins: Instruction, comp: Computation,
     kept = row_structure(comp.instructions, root.shape.dimensions)
     if kept is None or kept < 1:
         return None, "not a row fusion"
-    constants: list[tuple[Instruction, np.ndarray]] = []
     reduces: list[Instruction] = []
-    for f in comp.post_order():
+    constants, reason = _fused_operands(comp.post_order(), None, reduces)
+    if reason:
+        return None, reason
+    return RowPlan(name, [root], comp.parameters, constants, reduces, kept), ""
+
+
+def _fused_operands(
+    instructions: list[Instruction], skip: Instruction | None,
+    reduces: list[Instruction] | None = None,
+) -> tuple[list[tuple[Instruction, np.ndarray]], str]:
+    """The array constants a fused computation's kernel takes as buffers, or the reason
+    it cannot be compiled ("" when it can). With `reduces`, reduce instructions are
+    collected there (row kernels compute them per row) instead of being rejected."""
+    constants: list[tuple[Instruction, np.ndarray]] = []
+    for f in instructions:
+        if f is skip:
+            continue
         if f.opcode is O.PARAMETER:
             if not f.shape.is_array or f.shape.element_type not in u.NATIVE_TYPES:
-                return None, f"parameter {f.shape}"
+                return [], f"parameter {f.shape}"
             continue
-        if f.opcode is O.REDUCE:
+        if reduces is not None and f.opcode is O.REDUCE:
             reason = unsupported_reduce(f)
             if reason:
-                return None, f"{f.name}: {reason}"
+                return [], f"{f.name}: {reason}"
             reduces.append(f)
             continue
         reason = unsupported_reason(f)
         if reason:
-            return None, f"{f.name}: {reason}"
+            return [], f"{f.name}: {reason}"
         if f.opcode is O.CONSTANT and not _is_splat(f):
             constants.append((f, _literal(f)))
-    return RowPlan(name, [root], comp.parameters, constants, reduces, kept), ""
+    return constants, ""
 
 
 def _literal(ins: Instruction) -> np.ndarray:
