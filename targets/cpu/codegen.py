@@ -50,12 +50,14 @@ KernelPlan = LoopPlan | ReducePlan | RowPlan | DotPlan | ConvPlan
 
 def is_llvm(plan: KernelPlan) -> bool:
     """Whether the plan is an LLVM function (a DotPlan or ConvPlan is a BLAS call)."""
-    return not isinstance(plan, DotPlan | ConvPlan)
+    return not isinstance(plan, DotPlan | ConvPlan) and getattr(plan, "llvm", True)
 
 
 def emit_kernel(module: ir.Module, plan: KernelPlan, symbol: str, *, x86: bool) -> None:
     """Add the LLVM function `symbol` computing `plan` to `module`."""
-    if isinstance(plan, ReducePlan):
+    if hasattr(plan, "emit"):
+        plan.emit(module, symbol, x86=x86)
+    elif isinstance(plan, ReducePlan):
         emit_reduce_kernel(module, plan, symbol, x86=x86)
     elif isinstance(plan, RowPlan):
         emit_row_kernel(module, plan, symbol, x86=x86)

@@ -119,6 +119,9 @@ class CpuExecutable(Executable, Evaluator):
                 self.thunks[key] = DotThunk(ins_by_id[key], kernel.tune)
             elif isinstance(kernel, ConvPlan):
                 self.thunks[key] = ConvThunk(ins_by_id[key], kernel.conv)
+            elif hasattr(kernel, "make_thunk"):
+                symbol = plan.symbols.get(kernel.name, kernel.name)
+                self.thunks[key] = kernel.make_thunk(ins_by_id[key], library, symbol)
             elif library is not None:
                 symbol = plan.symbols.get(kernel.name, kernel.name)
                 self.thunks[key] = Thunk(ins_by_id[key], kernel, library, symbol)
