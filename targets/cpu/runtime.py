@@ -30,6 +30,7 @@ from hlotool.targets.cpu.kernels.conv import ConvPlan, ConvThunk
 from hlotool.targets.cpu.kernels.dot import DotPlan, DotThunk
 from hlotool.targets.cpu.kernels.loop import LoopPlan
 from hlotool.targets.cpu.kernels.row import RowPlan
+from hlotool.targets.cpu.schedule import NotSchedulable, Schedule
 
 
 #: Ops whose work is done by the computations they call (counted there, not here).
@@ -131,6 +132,7 @@ class CpuExecutable(Executable, Evaluator):
         self.kernel_params: dict[str, str] = {}
         self._stats = ExecutionStats()
         self._env: dict[int, Value] = {}
+        self._schedule: Schedule | None | bool = False
 
     @property
     def stats(self) -> ExecutionStats:
@@ -139,7 +141,23 @@ class CpuExecutable(Executable, Evaluator):
     def run(self, args: Sequence[Any]) -> Any:
         self._stats = ExecutionStats()
         with np.errstate(all="ignore"):
+            schedule = self._arena_schedule()
+            if schedule is not None and len(args) == len(schedule.params):
+                try:
+                    return schedule.run(args)
+                except NotSchedulable:
+                    self._stats = ExecutionStats()
             return Evaluator.run(self, args)
+
+    def _arena_schedule(self) -> Schedule | None:
+        """The entry as a thunk sequence over one arena (built on first run; None when
+        the entry uses something it cannot describe)."""
+        if self._schedule is False:
+            try:
+                self._schedule = Schedule(self)
+            except NotSchedulable:
+                self._schedule = None
+        return self._schedule
 
     def call(self, comp: Computation, args: Sequence[Value]) -> Value:
         env: dict[int, Value] = {}

@@ -1,0 +1,475 @@
+"""The CPU executable's hot path: the entry computation as a fixed sequence of steps over
+one arena of buffers (XLA:CPU's thunk sequence over its buffer assignment).
+
+At compile time every array value of the entry gets a slot: a parameter (the caller's
+array), a constant (its literal, allocated once), an output (allocated for each run,
+or reused when the caller dropped the previous run's result), or a temporary packed
+into one arena by the buffer assigner's best-fit heap (`passes.buffer_assignment.
+pack_arena`): temporaries whose live ranges do not overlap share bytes, and an
+instruction that may write over an operand dying at it (`can_share_operand_buffer`,
+XLA's in-place rule) takes over that operand's slot. Reshapes, copies, layout-neutral
+bitcasts, tuples and get-tuple-elements name their operand's slot and cost nothing.
+
+Each step is then one of:
+* a native LLVM kernel: a ctypes call with a pointer array built once (only the
+  parameter and output pointers are patched per run);
+* a library thunk (BLAS dot, convolution, kernels from other plans): called on views
+  of its operand slots, its result copied into its slot unless written there;
+* an interpreter fallback (control flow, ops without a kernel): the reference
+  implementation on views of the operand slots, its result copied into its slot.
+
+So no per-instruction array is allocated on the hot path: after the first run every
+page of the arena is mapped. Modules this cannot describe (tokens, dynamic shapes)
+run through `CpuExecutable`'s instruction-by-instruction path instead.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from hlotool.analysis.liveness import can_share_operand_buffer, leaf_items
+from hlotool.interpreter.core import IMPLS, Unsupported, Value, _at
+from hlotool.interpreter.kernels import elementwise as ew
+from hlotool.ir.instruction import Instruction
+from hlotool.ir.opcodes import Opcode
+from hlotool.ir.types import Shape
+from hlotool.diagnostics import HloError
+from hlotool.passes.buffer_assignment import ALIGNMENT, Buffer, align, pack_arena
+from hlotool.targets.cpu.codegen import FREE_OPS
+
+if TYPE_CHECKING:
+    from hlotool.targets.cpu.runtime import CpuExecutable
+
+O = Opcode
+
+#: Opcodes whose value is their first operand's value, unchanged.
+_NAMING = frozenset({O.COPY, O.RESHAPE, O.OPT_BARRIER, O.DOMAIN, O.ADD_DEPENDENCY})
+#: Ops that run the computations they call (their work is counted there).
+_CONTROL = frozenset({O.FUSION, O.CALL, O.WHILE, O.CONDITIONAL})
+
+Leaf = tuple[int, tuple[int, ...]]
+
+
+class NotSchedulable(Exception):
+    """The entry uses something the arena path does not describe."""
+
+
+@dataclass(slots=True)
+class Slot:
+    """Storage of one array value."""
+
+    id: int
+    kind: str  # "parameter", "constant", "output" or "temp"
+    dims: tuple[int, ...]
+    dtype: np.dtype
+    #: Parameter number and leaf index (parameters), output position (outputs).
+    where: Any = None
+    #: Timeline positions: defined at `start`, last read at `end`.
+    start: int = 0
+    end: int = 0
+    offset: int = 0
+    #: The constant's value.
+    value: np.ndarray | None = None
+
+    @property
+    def nbytes(self) -> int:
+        return int(np.prod(self.dims, dtype=np.int64)) * self.dtype.itemsize
+
+
+@dataclass(slots=True)
+class _Native:
+    """A ctypes call; `patches` are (argument position, slot) set per run."""
+
+    fn: Any
+    args: Any
+    patches: list[tuple[int, int]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Step:
+    """A Python step: computes a value from operand values, writes it to `outs`."""
+
+    ins: Instruction
+    run: Callable[[list[Value]], Value]
+    #: Per operand: the value's structure as slots (nested tuples of slot ids).
+    operands: list[Any]
+    outs: list[int]
+    #: Products contracted into this fallback (None: not a fallback).
+    products: list[Instruction] | None = None
+
+
+class Schedule:
+    """The entry computation of a compiled module as steps over slots."""
+
+    def __init__(self, ex: CpuExecutable) -> None:
+        self.ex = ex
+        comp = ex.module.entry
+        self.order = [i for i in ex._order(comp) if i.opcode is not O.PARAMETER]
+        self.slots: list[Slot] = []
+        #: Leaf value (id(instruction), index) -> slot id.
+        self.leaf: dict[Leaf, int] = {}
+        self.params = comp.parameters
+        for p in self.params:
+            self._define(p, "parameter", -1)
+        self.plans: list[tuple[Instruction, str]] = []
+        for t, ins in enumerate(self.order):
+            self._plan(ins, t)
+        assert comp.root is not None
+        self.root = comp.root
+        self.root_leaves = [self.leaf[(id(comp.root), index)]
+                            for index, _ in leaf_items(comp.root.shape)]
+        self._liveness()
+        self._share_in_place()
+        self.arena_bytes = self._pack()
+        self._arena = np.empty(self.arena_bytes + ALIGNMENT, np.uint8)
+        self.values: list[np.ndarray | None] = [None] * len(self.slots)
+        base = (-self._arena.ctypes.data) % ALIGNMENT
+        for s in self.slots:
+            if s.kind == "temp":
+                raw = self._arena[base + s.offset:base + s.offset + s.nbytes]
+                self.values[s.id] = raw.view(s.dtype).reshape(s.dims)
+            elif s.kind == "constant":
+                self.values[s.id] = s.value
+        self.steps = [self._build(ins, kind) for ins, kind in self.plans
+                      if not (kind == "native" and self._dead(ins))]
+        #: Per run: kernels that ran natively, interpreter fallbacks by opcode.
+        self.native_count = sum(not isinstance(s, _Step) or s.products is None for s in self.steps)
+        self.fallbacks: dict[str, int] = {}
+        for s in self.steps:
+            op = s.ins.opcode if isinstance(s, _Step) else None
+            if op is not None and s.products is not None and op not in _CONTROL and \
+                    op not in FREE_OPS:
+                self.fallbacks[op.value] = self.fallbacks.get(op.value, 0) + 1
+        self._last_outputs: list[np.ndarray] = []
+        #: Slots bound per run (parameters, outputs): unbound after it, so that only
+        #: the caller holds the arrays.
+        self._transient = [s.id for s in self.slots if s.kind in ("parameter", "output")]
+
+    # -- slots --------------------------------------------------------------------------
+    def _new_slot(self, kind: str, shape: Shape, t: int, where: Any = None) -> int:
+        if not shape.is_array or shape.is_dynamic:
+            raise NotSchedulable(f"value of shape {shape}")
+        dtype = shape.element_type.numpy_dtype
+        if dtype is None:
+            raise NotSchedulable(f"element type {shape.element_type}")
+        s = Slot(len(self.slots), kind, tuple(shape.dimensions), np.dtype(dtype), where, t, t)
+        self.slots.append(s)
+        return s.id
+
+    def _define(self, ins: Instruction, kind: str, t: int) -> None:
+        for index, leaf in leaf_items(ins.shape):
+            where = (ins.parameter_number, index) if kind == "parameter" else None
+            self.leaf[(id(ins), index)] = self._new_slot(kind, leaf, t, where)
+
+    def _forward(self, ins: Instruction, source: Instruction, prefix: tuple[int, ...] = ()) -> None:
+        for index, _ in leaf_items(ins.shape):
+            self.leaf[(id(ins), index)] = self.leaf[(id(source), (*prefix, *index))]
+
+    def _plan(self, ins: Instruction, t: int) -> None:
+        op = ins.opcode
+        if op is O.TUPLE:
+            for i, o in enumerate(ins.operands):
+                for index, _ in leaf_items(o.shape):
+                    self.leaf[(id(ins), (i, *index))] = self.leaf[(id(o), index)]
+            return
+        if op is O.GET_TUPLE_ELEMENT:
+            self._forward(ins, ins.operand(0), (ins.attrs["index"],))
+            return
+        if op in _NAMING and ins.shape.is_array and ins.operand(0).shape.is_array and \
+                ins.shape.element_type is ins.operand(0).shape.element_type and \
+                (op is not O.COPY or _row_major(ins.shape) == _row_major(ins.operand(0).shape)):
+            self._forward(ins, ins.operand(0))
+            return
+        if op is O.BITCAST and _plain_bitcast(ins):
+            self._forward(ins, ins.operand(0))
+            return
+        if op is O.CONSTANT:
+            from hlotool.interpreter.kernels.data_movement import literal_value
+
+            assert ins.literal is not None
+            self._define(ins, "constant", t)
+            slot = self.slots[self.leaf[(id(ins), ())]]
+            slot.value = np.ascontiguousarray(literal_value(ins.literal), slot.dtype)
+            return
+        self._define(ins, "temp", t)
+        thunk = self.ex.thunks.get(id(ins))
+        from hlotool.targets.cpu.runtime import Thunk
+
+        kind = "native" if type(thunk) is Thunk else "library" if thunk is not None else "fallback"
+        if kind == "fallback" and IMPLS.get(op) is None:
+            raise _at(Unsupported(f"the interpreter cannot run {op.value} "
+                                  f"(instruction {ins.name})"), ins)
+        self.plans.append((ins, kind))
+
+    # -- liveness and placement ----------------------------------------------------------
+    def _reads(self, ins: Instruction, kind: str) -> list[int]:
+        """Slots a step reads."""
+        if kind == "native":
+            thunk = self.ex.thunks[id(ins)]
+            return [self._slot_of(self._source(ins, pos, sub)) for pos, sub in thunk.sources]
+        out = []
+        for o in ins.operands:
+            out.extend(self.leaf[(id(o), index)] for index, _ in leaf_items(o.shape))
+            if kind == "fallback" and _contracted(o):
+                out.extend(self._slot_of(x) for x in o.operands)
+        return out
+
+    @staticmethod
+    def _source(ins: Instruction, pos: int, sub: int) -> Instruction:
+        return ins.operand(pos) if sub < 0 else ins.operand(pos).operand(sub)
+
+    def _slot_of(self, ins: Instruction) -> int:
+        return self.leaf[(id(ins), ())]
+
+    def _liveness(self) -> None:
+        self.kinds = {id(i): k for i, k in self.plans}
+        self.readers: dict[int, int] = {}
+        for t, ins in enumerate(self.order):
+            kind = self._kind(ins)
+            if kind is None:
+                continue
+            for s in self._reads(ins, kind):
+                slot = self.slots[s]
+                slot.end = max(slot.end, t)
+                self.readers[s] = self.readers.get(s, 0) + 1
+        end = len(self.order)
+        for s in self.root_leaves:
+            slot = self.slots[s]
+            slot.end = end
+            if slot.kind == "temp":
+                slot.kind = "output"
+
+    def _kind(self, ins: Instruction) -> str | None:
+        return self.kinds.get(id(ins))
+
+    def _dead(self, ins: Instruction) -> bool:
+        """A step whose values nobody reads (e.g. a product every user recomputes)."""
+        return all(self.readers.get(self.leaf[(id(ins), index)], 0) == 0 and
+                   self.slots[self.leaf[(id(ins), index)]].kind == "temp"
+                   for index, _ in leaf_items(ins.shape))
+
+    def _share_in_place(self) -> None:
+        """An instruction writes its result over a temp operand that dies at it."""
+        t_of = {id(ins): t for t, ins in enumerate(self.order)}
+        for ins, kind in self.plans:
+            if kind == "library" or not ins.shape.is_array:
+                continue
+            mine = self._slot_of(ins)
+            if self.slots[mine].kind != "temp":
+                continue
+            t = t_of[id(ins)]
+            for k, o in enumerate(ins.operands):
+                if not o.shape.is_array or not can_share_operand_buffer(ins, k, ()):
+                    continue
+                theirs = self.slots[self._slot_of(o)]
+                if theirs.kind != "temp" or theirs.end != t or theirs.id == mine or \
+                        theirs.nbytes != self.slots[mine].nbytes or theirs.dtype != self.slots[mine].dtype:
+                    continue
+                if kind == "native" and not self._reads_only_at_same_index(ins, o):
+                    continue
+                theirs.end = max(theirs.end, self.slots[mine].end)
+                self._rename(mine, theirs.id)
+                break
+
+    def _reads_only_at_same_index(self, ins: Instruction, o: Instruction) -> bool:
+        """A native kernel reads `o` as one of its own inputs (not through a product)."""
+        thunk = self.ex.thunks[id(ins)]
+        return any(self._source(ins, pos, sub) is o for pos, sub in thunk.sources)
+
+    def _rename(self, old: int, new: int) -> None:
+        for key, s in self.leaf.items():
+            if s == old:
+                self.leaf[key] = new
+        self.slots[old].kind = "dead"
+
+    def _pack(self) -> int:
+        temps = [s for s in self.slots if s.kind == "temp"]
+        buffers = [Buffer(s.id, self.root, (), align(s.nbytes), "temp", s.start, s.end)
+                   for s in temps]
+        size = pack_arena(buffers)
+        for s, b in zip(temps, buffers, strict=True):
+            s.offset = b.offset
+        return size
+
+    # -- steps ----------------------------------------------------------------------------
+    def _build(self, ins: Instruction, kind: str) -> _Native | _Step:
+        if kind == "native":
+            return self._native(ins)
+        operands = [self._structure(o) for o in ins.operands]
+        outs = [self.leaf[(id(ins), index)] for index, _ in leaf_items(ins.shape)]
+        if kind == "library":
+            thunk = self.ex.thunks[id(ins)]
+            return _Step(ins, _library(thunk, ins), operands, outs)
+        products = [o for o in ins.operands if _contracted(o)]
+        return _Step(ins, _fallback(self.ex, ins), operands, outs, products)
+
+    def _native(self, ins: Instruction) -> _Native:
+        thunk = self.ex.thunks[id(ins)]
+        n_in, n_const = len(thunk.sources), len(thunk.constants)
+        outs = [self.leaf[(id(ins), index)] for index, _ in leaf_items(ins.shape)]
+        total = n_in + n_const + len(outs) + len(thunk.scratch)
+        args = (ctypes.c_void_p * total)()
+        patches: list[tuple[int, int]] = []
+        slots = [self._slot_of(self._source(ins, pos, sub)) for pos, sub in thunk.sources]
+        for k, s in enumerate([*slots, *[None] * n_const, *outs]):
+            if s is None:
+                continue
+            if self.slots[s].kind in ("parameter", "output"):
+                patches.append((k, s))
+            else:
+                args[k] = self.values[s].ctypes.data
+        for k, c in enumerate(thunk.constants):
+            args[n_in + k] = c.ctypes.data
+        for k, scratch in enumerate(thunk.scratch):
+            args[n_in + n_const + len(outs) + k] = scratch.ctypes.data
+        return _Native(thunk.fn, args, patches)
+
+    def _structure(self, ins: Instruction, index: tuple[int, ...] = ()) -> Any:
+        shape = ins.shape.subshape(index) if index else ins.shape
+        if shape.is_tuple:
+            return [self._structure(ins, (*index, k)) for k in range(len(shape.tuple_shapes))]
+        return (self.leaf[(id(ins), index)], tuple(shape.dimensions))
+
+    # -- running --------------------------------------------------------------------------
+    def run(self, args: Sequence[Any]) -> Value:
+        values = self.values
+        for p, s in zip(self.params, self._param_slots(), strict=True):
+            slot = self.slots[s]
+            a = np.ascontiguousarray(args[p.parameter_number], slot.dtype)
+            if a.shape != slot.dims:
+                raise NotSchedulable("argument shape")
+            values[s] = a
+        self._bind_outputs()
+        for step in self.steps:
+            if type(step) is _Native:
+                a = step.args
+                for k, s in step.patches:
+                    a[k] = values[s].ctypes.data
+                step.fn(a)
+            else:
+                self._python_step(step)
+        stats = self.ex._stats
+        stats.native += self.native_count
+        for op, n in self.fallbacks.items():
+            stats.fallback += n
+            stats.fallback_by_opcode[op] = stats.fallback_by_opcode.get(op, 0) + n
+        result = self._result()
+        for s in self._transient:
+            values[s] = None
+        return result
+
+    def _param_slots(self) -> list[int]:
+        out = []
+        for p in self.params:
+            if not p.shape.is_array:
+                raise NotSchedulable("tuple parameter")
+            out.append(self.leaf[(id(p), ())])
+        return out
+
+    def _bind_outputs(self) -> None:
+        """Fresh output arrays, or last run's when nobody else holds them any more."""
+        outputs = [s for s in dict.fromkeys(self.root_leaves) if self.slots[s].kind == "output"]
+        last = self._last_outputs
+        # Referenced only by `last`, the loop variable and getrefcount's argument.
+        reuse = len(last) == len(outputs) and all(sys.getrefcount(a) <= 3 for a in last)
+        fresh = last if reuse else [np.empty(self.slots[s].dims, self.slots[s].dtype) for s in outputs]
+        for s, a in zip(outputs, fresh, strict=True):
+            self.values[s] = a
+        self._last_outputs = fresh
+
+    def _python_step(self, step: _Step) -> None:
+        values = self.values
+        operands = [_value(values, o) for o in step.operands]
+        for p in step.products or ():
+            self.ex._note_product(p, [values[self._slot_of(x)] for x in p.operands])
+        try:
+            result = step.run(operands)
+        except HloError as exc:
+            raise _at(exc, step.ins) from None
+        if len(step.outs) == 1 and not isinstance(result, tuple):
+            dst = values[step.outs[0]]
+            if result is not dst:
+                np.copyto(dst, result, casting="unsafe")
+            return
+        for s, leaf in zip(step.outs, _leaves(result), strict=True):
+            dst = values[s]
+            if leaf is not dst:
+                np.copyto(dst, leaf, casting="unsafe")
+
+    def _result(self) -> Value:
+        seen: set[int] = set()
+
+        def out(s: int) -> np.ndarray:
+            a = self.values[s]
+            assert a is not None
+            if self.slots[s].kind != "output" or s in seen:
+                return np.array(a, copy=True)
+            seen.add(s)
+            return a
+
+        def build(index: tuple[int, ...]) -> Value:
+            shape = self.root.shape.subshape(index) if index else self.root.shape
+            if shape.is_tuple:
+                return tuple(build((*index, k)) for k in range(len(shape.tuple_shapes)))
+            a = out(self.leaf[(id(self.root), index)])
+            return a if a.shape == tuple(shape.dimensions) else a.reshape(shape.dimensions)
+
+        return build(())
+
+
+def _value(values: list[np.ndarray | None], structure: Any) -> Value:
+    """A value from its slots: (slot, dims) for an array (a name may reshape the slot's
+    value), a list of structures for a tuple."""
+    if isinstance(structure, list):
+        return tuple(_value(values, s) for s in structure)
+    slot, dims = structure
+    a = values[slot]
+    return a if a.shape == dims else a.reshape(dims)
+
+
+def _leaves(value: Value) -> list[Any]:
+    if isinstance(value, tuple):
+        return [x for v in value for x in _leaves(v)]
+    return [value]
+
+
+def _row_major(shape: Shape) -> bool:
+    layout = shape.layout
+    return layout is None or list(layout.minor_to_major) == list(range(shape.rank - 1, -1, -1))
+
+
+def _plain_bitcast(ins: Instruction) -> bool:
+    """A bitcast that is a row-major reshape of the same element type."""
+    src, dst = ins.operand(0).shape, ins.shape
+    return src.is_array and dst.is_array and src.element_type is dst.element_type and \
+        _row_major(src) and _row_major(dst)
+
+
+def _contracted(o: Instruction) -> bool:
+    """A product the interpreter contracts into its user (fma): its operands are read."""
+    return o.opcode is O.MULTIPLY and ew._feeds_fma(o)
+
+
+def _library(thunk: Any, ins: Instruction) -> Callable[[list[Value]], Value]:
+    def run(operands: list[Value]) -> Value:
+        return thunk(thunk.inputs(operands, {}))
+
+    return run
+
+
+def _fallback(ex: CpuExecutable, ins: Instruction) -> Callable[[list[Value]], Value]:
+    fn = IMPLS[ins.opcode]
+
+    def run(operands: list[Value]) -> Value:
+        return fn(ex, ins, operands)
+
+    return run
+
+
+__all__ = ["NotSchedulable", "Schedule"]

@@ -1,0 +1,133 @@
+"""The CPU executable's thunk sequence over one arena (targets/cpu/schedule.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hlotool.frontend import parse_hlo
+from hlotool.interpreter.core import Evaluator
+from hlotool.targets.cpu import compile_module
+from hlotool.targets.cpu.schedule import Schedule
+from tests.targets.conftest import assert_same
+
+CHAIN = """HloModule chain
+ENTRY e {
+  x = f32[256,256] parameter(0)
+  a = f32[256,256] exponential(x)
+  b = f32[256,256] multiply(a, x)
+  c = f32[256,256] add(b, a)
+  d = f32[256,256] tanh(c)
+  t = f32[256,256] transpose(d), dimensions={1,0}
+  ROOT r = f32[256,256] subtract(t, x)
+}"""
+
+TUPLES = """HloModule tuples
+ENTRY e {
+  x = f32[8,16] parameter(0)
+  y = s32[8,16] parameter(1)
+  n = f32[8,16] negate(x)
+  r = f32[16,8] reshape(n)
+  c = f32[8,16] copy(n)
+  k = s32[8,16] convert(x)
+  s = s32[8,16] add(k, y)
+  t = (f32[8,16], f32[16,8], s32[8,16]) tuple(c, r, s)
+  g = f32[16,8] get-tuple-element(t), index=1
+  ROOT out = (f32[16,8], f32[8,16], f32[8,16], s32[8,16], f32[8,16]) tuple(g, n, n, s, x)
+}"""
+
+LOOP = """HloModule loop
+body {
+  p = (s32[], f32[4,4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  v = f32[4,4] get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  w = f32[4,4] multiply(v, v)
+  ROOT t = (s32[], f32[4,4]) tuple(j, w)
+}
+cond {
+  p = (s32[], f32[4,4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY e {
+  x = f32[4,4] parameter(0)
+  h = f32[4,4] multiply(x, x)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4,4]) tuple(zero, h)
+  w = (s32[], f32[4,4]) while(init), condition=cond, body=body
+  v = f32[4,4] get-tuple-element(w), index=1
+  ROOT r = f32[4,4] add(v, h)
+}"""
+
+
+def _compile(text: str):  # noqa: ANN202
+    return compile_module(parse_hlo(text), cache=False, autotune=False)
+
+
+def _reference(text: str, args: list[np.ndarray]):  # noqa: ANN202
+    with np.errstate(all="ignore"):
+        return Evaluator(parse_hlo(text)).run(args)
+
+
+def test_elementwise_chain_runs_in_place_in_a_small_arena() -> None:
+    x = np.random.default_rng(0).standard_normal((256, 256)).astype(np.float32)
+    ex = _compile(CHAIN)
+    got = ex.run([x])
+    assert isinstance(ex._schedule, Schedule)
+    assert_same(got, _reference(CHAIN, [x]), ulps=4)
+    # Five temporaries of 256 KiB each, at most two live at once.
+    assert ex._schedule.arena_bytes <= 2 * 256 * 256 * 4
+    # The product feeding the add is recomputed (fused multiply-add) by the add's kernel,
+    # so its own kernel has no reader and does not run.
+    assert ex.stats.fallback == 0 and ex.stats.native == 5
+
+
+def test_names_share_slots_and_outputs_are_distinct_arrays() -> None:
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((8, 16)).astype(np.float32)
+    y = rng.integers(-5, 5, (8, 16)).astype(np.int32)
+    ex = _compile(TUPLES)
+    got = ex.run([x, y])
+    want = _reference(TUPLES, [x, y])
+    assert len(got) == len(want) == 5
+    for g, w in zip(got, want, strict=True):
+        assert_same(g, w)
+    assert got[1] is not got[2] and got[4] is not x
+    got[1][0, 0] = 123.0
+    assert got[2][0, 0] != 123.0
+
+
+def test_outputs_are_reused_only_when_the_caller_dropped_them() -> None:
+    rng = np.random.default_rng(2)
+    a, b = (rng.standard_normal((256, 256)).astype(np.float32) for _ in range(2))
+    ex = _compile(CHAIN)
+    first = ex.run([a])
+    kept = first.copy()
+    second = ex.run([b])
+    assert second is not first
+    np.testing.assert_array_equal(first, kept)
+    assert_same(second, _reference(CHAIN, [b]), ulps=4)
+    address = second.ctypes.data
+    del second
+    third = ex.run([a])
+    assert third.ctypes.data == address
+    np.testing.assert_array_equal(third, kept)
+
+
+def test_control_flow_falls_back_inside_the_sequence() -> None:
+    x = np.arange(16, dtype=np.float32).reshape(4, 4) / 16
+    ex = _compile(LOOP)
+    before = x.copy()
+    got = ex.run([x])
+    assert isinstance(ex._schedule, Schedule)
+    assert_same(got, _reference(LOOP, [x]))
+    np.testing.assert_array_equal(x, before)
+
+
+def test_arguments_of_other_dtypes_and_layouts_are_converted() -> None:
+    x = np.asfortranarray(np.random.default_rng(3).standard_normal((256, 256)))
+    ex = _compile(CHAIN)
+    got = ex.run([x])
+    assert_same(got, _reference(CHAIN, [x.astype(np.float32)]), ulps=4)
