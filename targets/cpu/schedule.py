@@ -42,6 +42,7 @@ from hlotool.ir.types import Shape
 from hlotool.diagnostics import HloError
 from hlotool.passes.buffer_assignment import ALIGNMENT, Buffer, align, pack_arena
 from hlotool.targets.cpu.codegen import FREE_OPS
+from hlotool.targets.cpu.kernels.dot import DotThunk
 
 if TYPE_CHECKING:
     from hlotool.targets.cpu.runtime import CpuExecutable
@@ -110,7 +111,10 @@ class Schedule:
     def __init__(self, ex: CpuExecutable) -> None:
         self.ex = ex
         comp = ex.module.entry
-        self.order = [i for i in ex._order(comp) if i.opcode is not O.PARAMETER]
+        #: Every planned instruction in execution order (fused computations without a
+        #: kernel of their own are inlined: their instructions are steps here).
+        self.order: list[Instruction] = []
+        self._inlined: set[int] = set()
         self.slots: list[Slot] = []
         #: Leaf value (id(instruction), index) -> slot id.
         self.leaf: dict[Leaf, int] = {}
@@ -118,8 +122,7 @@ class Schedule:
         for p in self.params:
             self._define(p, "parameter", -1)
         self.plans: list[tuple[Instruction, str]] = []
-        for t, ins in enumerate(self.order):
-            self._plan(ins, t)
+        self._walk(ex._order(comp))
         assert comp.root is not None
         self.root = comp.root
         self.root_leaves = [self.leaf[(id(comp.root), index)]
@@ -170,6 +173,31 @@ class Schedule:
     def _forward(self, ins: Instruction, source: Instruction, prefix: tuple[int, ...] = ()) -> None:
         for index, _ in leaf_items(ins.shape):
             self.leaf[(id(ins), index)] = self.leaf[(id(source), (*prefix, *index))]
+
+    def _walk(self, instructions: list[Instruction]) -> None:
+        for ins in instructions:
+            if ins.opcode is O.PARAMETER:
+                continue
+            if self._inlinable(ins):
+                self._inline(ins)
+                continue
+            self.order.append(ins)
+            self._plan(ins, len(self.order) - 1)
+
+    def _inlinable(self, ins: Instruction) -> bool:
+        """A fusion without a kernel: its instructions become steps (once per fused
+        computation, since values are keyed by instruction)."""
+        return ins.opcode is O.FUSION and id(ins) not in self.ex.thunks and \
+            id(ins.attrs["calls"]) not in self._inlined
+
+    def _inline(self, ins: Instruction) -> None:
+        comp = ins.attrs["calls"]
+        self._inlined.add(id(comp))
+        for p in comp.parameters:
+            self._forward(p, ins.operand(p.parameter_number))
+        self._walk(comp.post_order())
+        assert comp.root is not None
+        self._forward(ins, comp.root)
 
     def _plan(self, ins: Instruction, t: int) -> None:
         op = ins.opcode
@@ -305,7 +333,7 @@ class Schedule:
         outs = [self.leaf[(id(ins), index)] for index, _ in leaf_items(ins.shape)]
         if kind == "library":
             thunk = self.ex.thunks[id(ins)]
-            return _Step(ins, _library(thunk, ins), operands, outs)
+            return _Step(ins, _library(thunk, self.values, outs), operands, outs)
         products = [o for o in ins.operands if _contracted(o)]
         return _Step(ins, _fallback(self.ex, ins), operands, outs, products)
 
@@ -456,11 +484,13 @@ def _contracted(o: Instruction) -> bool:
     return o.opcode is O.MULTIPLY and ew._feeds_fma(o)
 
 
-def _library(thunk: Any, ins: Instruction) -> Callable[[list[Value]], Value]:
-    def run(operands: list[Value]) -> Value:
-        return thunk(thunk.inputs(operands, {}))
-
-    return run
+def _library(thunk: Any, values: list[np.ndarray | None],
+             outs: list[int]) -> Callable[[list[Value]], Value]:
+    """Call a thunk on operand values; a BLAS dot writes straight into its slot."""
+    if isinstance(thunk, DotThunk):
+        slot = outs[0]
+        return lambda operands: thunk(operands, out=values[slot])
+    return lambda operands: thunk(thunk.inputs(operands, {}))
 
 
 def _fallback(ex: CpuExecutable, ins: Instruction) -> Callable[[list[Value]], Value]:

@@ -105,18 +105,26 @@ class DotThunk:
         return all(isinstance(v, np.ndarray | np.generic) and np.shape(v) == tuple(d)
                    for v, (d, _) in zip(values, self.in_specs, strict=True))
 
-    def __call__(self, values: list) -> np.ndarray:
+    def __call__(self, values: list, out: np.ndarray | None = None) -> np.ndarray:
+        """The product of the operand values, written into `out` when given (an array of
+        the result's dimensions and type)."""
         a = flush_denormals(np.asarray(values[0], self.dtype))
         b = flush_denormals(np.asarray(values[1], self.dtype))
         lhs = np.transpose(a, self.lperm).reshape(self.lshape)
         rhs = np.transpose(b, self.rperm).reshape(self.rshape)
         if self.copy:
             lhs, rhs = np.ascontiguousarray(lhs), np.ascontiguousarray(rhs)
+        nb, m, n = lhs.shape[0], lhs.shape[1], rhs.shape[2]
+        dst = np.empty((nb, m, n), self.dtype) if out is None else out.reshape(nb, m, n)
         with np.errstate(all="ignore"):
-            if self.loop:
-                out = np.empty((lhs.shape[0], lhs.shape[1], rhs.shape[2]), self.dtype)
-                for i in range(lhs.shape[0]):
-                    np.matmul(lhs[i], rhs[i], out=out[i])
+            if self.loop or not self.batched:
+                for i in range(nb):
+                    np.matmul(lhs[i], rhs[i], out=dst[i])
             else:
-                out = np.matmul(lhs, rhs) if self.batched else np.matmul(lhs[0], rhs[0])
-        return flush_result(out).reshape(self.out_shape)
+                np.matmul(lhs, rhs, out=dst)
+        if out is None:
+            return flush_result(dst).reshape(self.out_shape)
+        flushed = flush_denormals(dst)
+        if flushed is not dst:
+            np.copyto(dst, flushed)
+        return out
