@@ -131,3 +131,37 @@ def test_arguments_of_other_dtypes_and_layouts_are_converted() -> None:
     ex = _compile(CHAIN)
     got = ex.run([x])
     assert_same(got, _reference(CHAIN, [x.astype(np.float32)]), ulps=4)
+
+
+CUSTOM = """HloModule custom
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  x = f32[16,32] parameter(0)
+  w = f32[32,8] parameter(1)
+  d = f32[16,8] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  z = f32[] constant(0)
+  r = f32[16] reduce(d, z), dimensions={1}, to_apply=add
+  b = f32[16,8] broadcast(r), dimensions={0}
+  ROOT o = f32[16,8] subtract(d, b)
+}
+ENTRY e {
+  x = f32[16,32] parameter(0)
+  w = f32[32,8] parameter(1)
+  ROOT f = f32[16,8] fusion(x, w), kind=kCustom, calls=fused
+}"""
+
+
+def test_a_fusion_without_a_kernel_runs_its_instructions_as_steps() -> None:
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((16, 32)).astype(np.float32)
+    w = rng.standard_normal((32, 8)).astype(np.float32)
+    ex = _compile(CUSTOM)
+    got = ex.run([x, w])
+    assert_same(got, _reference(CUSTOM, [x, w]))
+    names = [i.name for i in ex._schedule.order]
+    assert names[:1] == ["d"] and "f" not in names
+    assert ex.stats.fallback == 0 and ex.stats.native == 4
