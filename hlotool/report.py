@@ -73,3 +73,22 @@ def print_comparison(rows: list[dict[str, Any]], against: str) -> None:
             "ok" if r["ok"] else r["reason"],
         ])
     _console().print(_table(title, columns, table_rows, flexible="status"))
+
+
+def _duration(seconds: float) -> str:
+    """Seconds in the unit that reads best (s, ms or µs)."""
+    if seconds >= 1:
+        return f"{seconds:.3f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.3f} ms"
+    return f"{seconds * 1e6:.1f} µs"
+
+
+def print_timing(report: dict[str, Any]) -> None:
+    """The `run --bench N` timings: compile once, then N runs after a warm-up."""
+    rows = [["compile", _duration(report["compile_seconds"])]]
+    for key in ("median", "min", "mean", "max"):
+        rows.append([f"run {key}", _duration(report[f"run_seconds_{key}"])])
+    console = _console()
+    console.print(f"timing on {report['target']}: {report['runs']} runs after one warm-up")
+    console.print(_table("", ("", "time"), rows, flexible=""))

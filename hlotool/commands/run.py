@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hlotool.commands.common import EXIT_MISMATCH, EXIT_OK, UsageError, add_input, load
@@ -34,12 +36,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(default on; HLOTOOL_AUTOTUNE=0 disables)")
     p.add_argument("--autotune-budget", type=float, default=None, metavar="SECONDS",
                    help="cpu: tuning time per module (default 2)")
+    p.add_argument("--bench", type=int, default=0, metavar="N",
+                   help="after compiling and one warm-up run, run N times and report timing")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
 def run(args: argparse.Namespace) -> int:
-    import numpy as np
-
     from hlotool import values_io
 
     module = load(args)
@@ -58,20 +60,17 @@ def run(args: argparse.Namespace) -> int:
 
         # A compiling target always runs its own pipeline (cli.md), after any asked for.
         apply_passes(module, TARGET_PIPELINES[target], None, verify_each=False)
-    if target == "cpu":
-        from hlotool.targets.cpu import run_module
-
-        result = run_module(module, inputs, autotune=args.autotune,
-                            autotune_budget=args.autotune_budget)
-    else:
-        from hlotool.interpreter.core import Evaluator
-
-        with np.errstate(all="ignore"):
-            result = Evaluator(module).run(inputs)
+    if args.bench < 0:
+        raise UsageError("--bench needs a number of runs >= 0")
+    execute, compile_seconds = _compile(module, target, args)
+    result = execute(inputs)
     outputs = values_io.output_arrays(result)
     if args.output:
         values_io.save_npz(args.output, outputs)
     report: dict[str, Any] = {"target": target, "pipeline": TARGET_PIPELINES.get(target)}
+    if args.bench:
+        report.update(compile_seconds=compile_seconds,
+                      **bench(execute, inputs, args.bench, quiet=args.format == "json"))
     status = EXIT_OK
     if args.expect:
         want = values_io.load_npz(args.expect)
@@ -99,7 +98,60 @@ def run(args: argparse.Namespace) -> int:
         for key in ("comparison", "reference"):
             if key in report:
                 print_comparison(report[key], "expected" if key == "comparison" else "XLA:CPU")
+        if args.bench:
+            from hlotool.report import print_timing
+
+            print_timing(report)
     return status
+
+
+def _compile(module: Module, target: str,
+             args: argparse.Namespace) -> tuple[Callable[[list[Any]], Any], float]:
+    """Compile `module` for `target` (a status line on a terminal while it runs); returns
+    the function running it and the seconds compiling took (imports not counted)."""
+    if target == "cpu":
+        from rich.console import Console
+
+        from hlotool.targets.cpu import compile_module
+
+        console = Console(stderr=True)
+        with console.status(f"compiling {module.name} for the host CPU"):
+            started = time.perf_counter()
+            ex = compile_module(module, autotune=args.autotune,
+                                autotune_budget=args.autotune_budget)
+            return ex.run, time.perf_counter() - started
+    import numpy as np
+
+    from hlotool.interpreter.core import Evaluator
+
+    started = time.perf_counter()
+    evaluator = Evaluator(module)
+
+    def interpret(inputs: list[Any]) -> Any:
+        with np.errstate(all="ignore"):
+            return evaluator.run(inputs)
+
+    return interpret, time.perf_counter() - started
+
+
+def bench(execute: Callable[[list[Any]], Any], inputs: list[Any], runs: int, *,
+          quiet: bool = False) -> dict[str, Any]:
+    """Time `runs` runs after the warm-up (a progress bar on a terminal unless quiet)."""
+    import statistics
+
+    from rich.progress import Progress
+
+    times: list[float] = []
+    with Progress(transient=True, disable=quiet) as progress:
+        task = progress.add_task("benchmark", total=runs)
+        for _ in range(runs):
+            t = time.perf_counter()
+            execute(inputs)
+            times.append(time.perf_counter() - t)
+            progress.advance(task)
+    return {"runs": runs, "run_seconds_median": statistics.median(times),
+            "run_seconds_min": min(times), "run_seconds_mean": statistics.fmean(times),
+            "run_seconds_max": max(times)}
 
 
 def _specialize_dynamic(module: Module, args: argparse.Namespace, inputs: list[Any]) -> Module:

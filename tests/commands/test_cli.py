@@ -147,3 +147,23 @@ def test_cpu_target_runs_its_pipeline_and_matches(capsys: pytest.CaptureFixture[
     report = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert code == 0 and report["ok"]
     assert report["target"] == "cpu" and report["pipeline"] == "cpu"
+
+
+@pytest.mark.parametrize("target", ["cpu", "interp"])
+def test_run_bench_reports_timing_json(target: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(EXAMPLES / "mlp_forward.hlo"), "--target", target, "--bench", "4",
+                 "--inputs", str(EXAMPLES / "mlp_forward.inputs.npz"),
+                 "--expect", str(EXAMPLES / "mlp_forward.expected.npz"), "--rtol", "1e-4",
+                 "--atol", "1e-5", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert report["ok"] and report["runs"] == 4
+    assert report["compile_seconds"] >= 0
+    assert 0 < report["run_seconds_min"] <= report["run_seconds_median"] <= report["run_seconds_max"]
+
+
+def test_run_bench_table_and_bad_count(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(EXAMPLES / "softmax.hlo"), "--bench", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "timing on cpu: 2 runs after one warm-up" in out and "run median" in out
+    assert main(["run", str(EXAMPLES / "softmax.hlo"), "--bench", "-1"]) == 2
+    assert "--bench needs a number of runs >= 0" in capsys.readouterr().err
