@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hlotool.interpreter.kernels.elementwise import flush_denormals, flush_result
+from hlotool.targets.cpu.kernels.denormal import count_denormals, flush_inputs
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType
@@ -108,8 +109,8 @@ class DotThunk:
     def __call__(self, values: list, out: np.ndarray | None = None) -> np.ndarray:
         """The product of the operand values, written into `out` when given (an array of
         the result's dimensions and type)."""
-        a = flush_denormals(np.asarray(values[0], self.dtype))
-        b = flush_denormals(np.asarray(values[1], self.dtype))
+        a = flush_inputs(np.asarray(values[0], self.dtype))
+        b = flush_inputs(np.asarray(values[1], self.dtype))
         lhs = np.transpose(a, self.lperm).reshape(self.lshape)
         rhs = np.transpose(b, self.rperm).reshape(self.rshape)
         if self.copy:
@@ -124,7 +125,6 @@ class DotThunk:
                 np.matmul(lhs, rhs, out=dst)
         if out is None:
             return flush_result(dst).reshape(self.out_shape)
-        flushed = flush_denormals(dst)
-        if flushed is not dst:
-            np.copyto(dst, flushed)
+        if count_denormals(dst):
+            np.copyto(dst, flush_denormals(dst))
         return out

@@ -1,0 +1,38 @@
+"""The native denormal scan the library thunks use (targets/cpu/kernels/denormal.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hlotool.targets.cpu.kernels.denormal import count_denormals, flush_inputs
+from tests.targets.conftest import assert_same, run_both
+
+
+@pytest.mark.parametrize("dtype, tiny", [(np.float32, 1e-40), (np.float64, 1e-310)])
+def test_count_and_flush(dtype: type, tiny: float) -> None:
+    x = np.random.default_rng(0).standard_normal(1001).astype(dtype)
+    x[[0, 17]] = 0.0
+    assert count_denormals(x) == 0 and flush_inputs(x) is x
+    x[[3, 1000]] = [tiny, -tiny]
+    x[5] = np.finfo(dtype).tiny
+    assert count_denormals(x) == 2
+    y = flush_inputs(x)
+    assert y is not x and y[3] == 0 and y[1000] == 0 and np.signbit(y[1000])
+    assert y[5] == np.finfo(dtype).tiny and x[3] == dtype(tiny)
+
+
+def test_dot_reads_denormals_as_zero() -> None:
+    text = """HloModule m
+ENTRY e {
+  a = f32[4,3] parameter(0)
+  b = f32[3,5] parameter(1)
+  ROOT d = f32[4,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}"""
+    a = np.full((4, 3), 1e-39, np.float32)
+    a[0] = 1.0
+    b = np.full((3, 5), 1e20, np.float32)
+    got, want, ex = run_both(text, a, b)
+    assert ex.stats.fallback == 0
+    assert_same(got, want)
+    assert np.all(got[1:] == 0)
