@@ -10,6 +10,7 @@ bodies, so loop bodies run natively too.
 from __future__ import annotations
 
 import ctypes
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -133,6 +134,7 @@ class CpuExecutable(Executable, Evaluator):
         self._stats = ExecutionStats()
         self._env: dict[int, Value] = {}
         self._schedule: Schedule | None | bool = False
+        self._lock = threading.Lock()
 
     @property
     def stats(self) -> ExecutionStats:
@@ -144,7 +146,8 @@ class CpuExecutable(Executable, Evaluator):
             schedule = self._arena_schedule()
             if schedule is not None and len(args) == len(schedule.params):
                 try:
-                    return schedule.run(args)
+                    with self._lock:  # one arena: calls from several threads take turns
+                        return schedule.run(args)
                 except NotSchedulable:
                     self._stats = ExecutionStats()
             return Evaluator.run(self, args)

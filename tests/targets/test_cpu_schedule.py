@@ -165,3 +165,16 @@ def test_a_fusion_without_a_kernel_runs_its_instructions_as_steps() -> None:
     names = [i.name for i in ex._schedule.order]
     assert names[:1] == ["d"] and "f" not in names
     assert ex.stats.fallback == 0 and ex.stats.native == 4
+
+
+def test_calls_from_several_threads_take_turns_on_the_arena() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(5)
+    xs = [rng.standard_normal((256, 256)).astype(np.float32) for _ in range(6)]
+    ex = _compile(CHAIN)
+    want = [ex.run([x]).copy() for x in xs]
+    with ThreadPoolExecutor(3) as pool:
+        got = list(pool.map(lambda x: ex.run([x]), xs * 3))
+    for k, g in enumerate(got):
+        np.testing.assert_array_equal(g, want[k % len(xs)])
