@@ -32,6 +32,7 @@ from hlotool.targets.cpu.kernels.dot import DotPlan, DotThunk
 from hlotool.targets.cpu.kernels.loop import LoopPlan
 from hlotool.targets.cpu.kernels.row import RowPlan
 from hlotool.targets.cpu.schedule import NotSchedulable, Schedule
+from hlotool.targets.cpu.workspace import Workspace
 
 
 #: Ops whose work is done by the computations they call (counted there, not here).
@@ -115,12 +116,14 @@ class CpuExecutable(Executable, Evaluator):
         #: Kernel name -> LLVM function symbol (identical kernels share one function).
         self.symbols = plan.symbols
         self.thunks: dict[int, Thunk | DotThunk | ConvThunk] = {}
+        #: Scratch memory of the library thunks (they run one at a time).
+        self.workspace = Workspace()
         ins_by_id = {id(i): i for c in module.computations for i in c.instructions}
         for key, kernel in plan.plans.items():
             if isinstance(kernel, DotPlan):
                 self.thunks[key] = DotThunk(ins_by_id[key], kernel.tune)
             elif isinstance(kernel, ConvPlan):
-                self.thunks[key] = ConvThunk(ins_by_id[key], kernel.conv)
+                self.thunks[key] = ConvThunk(ins_by_id[key], kernel.conv, self.workspace)
             elif hasattr(kernel, "make_thunk"):
                 symbol = plan.symbols.get(kernel.name, kernel.name)
                 self.thunks[key] = kernel.make_thunk(ins_by_id[key], library, symbol)

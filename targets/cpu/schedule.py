@@ -42,6 +42,7 @@ from hlotool.ir.types import Shape
 from hlotool.diagnostics import HloError
 from hlotool.passes.buffer_assignment import ALIGNMENT, Buffer, align, pack_arena
 from hlotool.targets.cpu.codegen import FREE_OPS
+from hlotool.targets.cpu.kernels.conv import ConvThunk
 from hlotool.targets.cpu.kernels.dot import DotThunk
 
 if TYPE_CHECKING:
@@ -486,10 +487,10 @@ def _contracted(o: Instruction) -> bool:
 
 def _library(thunk: Any, values: list[np.ndarray | None],
              outs: list[int]) -> Callable[[list[Value]], Value]:
-    """Call a thunk on operand values; a BLAS dot writes straight into its slot."""
-    if isinstance(thunk, DotThunk):
+    """Call a thunk on operand values; dots and convolutions write into their slot."""
+    if isinstance(thunk, DotThunk | ConvThunk):
         slot = outs[0]
-        return lambda operands: thunk(operands, out=values[slot])
+        return lambda operands: thunk(thunk.inputs(operands, {}), out=values[slot])
     return lambda operands: thunk(thunk.inputs(operands, {}))
 
 

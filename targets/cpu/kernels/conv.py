@@ -36,6 +36,7 @@ from hlotool.ir.attributes import WindowDimension
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType
+from hlotool.targets.cpu.workspace import Workspace
 
 P = PrimitiveType
 _TYPES = {P.F32: np.float32, P.F64: np.float64}
@@ -95,8 +96,11 @@ def plan_convolution(ins: Instruction, name: str) -> tuple[ConvPlan | None, str]
 class ConvThunk:
     """One convolution as pad + strided im2col view + one (batched) matmul."""
 
-    def __init__(self, ins: Instruction, conv: Instruction | None = None) -> None:
+    def __init__(self, ins: Instruction, conv: Instruction | None = None,
+                 workspace: Workspace | None = None) -> None:
         self.ins = ins
+        #: Where the padded input, the im2col matrix and the product live during a call.
+        self.workspace = workspace if workspace is not None else Workspace()
         conv = conv if conv is not None else ins
         a = conv.attrs
         dn = a["dim_labels"]
@@ -183,27 +187,47 @@ class ConvThunk:
         return all(isinstance(v, np.ndarray | np.generic) and np.shape(v) == tuple(d)
                    for v, (d, _) in zip(values, self.in_specs, strict=True))
 
-    def __call__(self, values: list) -> np.ndarray:
+    def __call__(self, values: list, out: np.ndarray | None = None) -> np.ndarray:
+        """The convolution of the operand values, written into `out` when given (an
+        array of the result's dimensions and type)."""
+        direct = out is not None and self.groups == 1 and \
+            self.out_perm == tuple(range(len(self.out_perm)))
+        padded = self.pad or not self.lhs_identity
+        cols_shape = tuple(self.view_shape[i] for i in self.col_perm)
+        specs = [(cols_shape, self.dtype)]
+        if padded:
+            specs.append((self.buf_shape, self.dtype))
+        if not direct:
+            specs.append(((self.groups, self.cols_shape[1], self.ker_shape[2]), self.dtype))
+        scratch = self.workspace.arrays(*specs)
         x = np.transpose(np.asarray(values[0], self.dtype), self.lperm)
-        if self.pad or not self.lhs_identity:
-            b = np.zeros(self.buf_shape, self.dtype) if self.pad else \
-                np.empty(self.buf_shape, self.dtype)
+        if padded:
+            b = scratch[1]
+            if self.pad:
+                b.fill(0)
             b[self.place] = x
             x = b
         if self.cropped:
             x = x[self.crop]
         strides = [x.strides[axis] * mul for axis, mul in self.mult]
         view = as_strided(x, self.view_shape, strides, writeable=False)
-        cols = np.transpose(view, self.col_perm).reshape(self.cols_shape)
+        np.copyto(scratch[0], np.transpose(view, self.col_perm))
+        cols = scratch[0].reshape(self.cols_shape)
         w = np.transpose(np.asarray(values[1], self.dtype), self.rperm)
         ker = np.transpose(w.reshape(self.ker_split), self.ker_perm).reshape(self.ker_shape)
+        res = out.reshape(1, self.cols_shape[1], self.ker_shape[2]) if direct else scratch[-1]
         with np.errstate(all="ignore"):
             if self.groups == 1:
-                res = np.matmul(cols[0], ker[0])
+                np.matmul(cols[0], ker[0], out=res[0])
             else:
-                res = np.matmul(cols, ker)
+                np.matmul(cols, ker, out=res)
+        if direct:
+            return out
         res = res.reshape(self.res_shape)
         if self.groups > 1:
             res = np.transpose(res, self.res_perm)
-        res = res.reshape(self.canon_shape)
-        return np.ascontiguousarray(np.transpose(res, self.out_perm))
+        res = np.transpose(res.reshape(self.canon_shape), self.out_perm)
+        if out is None:
+            return np.ascontiguousarray(res)
+        np.copyto(out, res)
+        return out
