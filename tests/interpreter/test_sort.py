@@ -168,3 +168,26 @@ def test_topk_smallest_and_ties_by_lower_index() -> None:
     np.testing.assert_array_equal(indices, [[1, 3, 0], [0, 1, 2]])
     values, indices = run(topk("true", 2, "[2,5]", "s32"), x)
     np.testing.assert_array_equal(indices, [[4, 0], [0, 1]])
+
+
+def test_a_comparator_that_is_no_strict_weak_order_still_permutes() -> None:
+    """Plain `LT` on floats with NaNs (NaN is incomparable to everything, so
+    incomparability is not transitive): the result is some permutation, as XLA's."""
+    text = """HloModule m
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  x = f32[3,40] parameter(0)
+  ROOT s = f32[3,40] sort(x), dimensions={1}, is_stable=true, to_apply=less
+}"""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((3, 40)).astype(np.float32)
+    x[rng.random((3, 40)) < 0.2] = np.nan
+    got = np.asarray(run(text, x))
+    for g, row in zip(got, x, strict=True):
+        assert np.array_equal(np.sort(g), np.sort(row), equal_nan=True)
+        finite = g[~np.isnan(g)]
+        assert finite.size == np.count_nonzero(~np.isnan(row))

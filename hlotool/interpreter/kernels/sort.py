@@ -258,9 +258,41 @@ def _merge_runs(ev: Evaluator, comp: Computation, operands: list[np.ndarray], pe
         goes_first, np.broadcast_to(base + pos, full), np.broadcast_to(base + other_start, full),
         np.broadcast_to(other_len, full), np.broadcast_to(is_left, full),
     )  # fmt: skip
+    target = left_start + (pos - own_start) + before
     merged = np.empty_like(perm)
-    np.put_along_axis(merged, left_start + (pos - own_start) + before, perm, axis=1)
+    valid = np.all(np.sort(target, axis=1) == pos, axis=1)
+    if valid.all():
+        np.put_along_axis(merged, target, perm, axis=1)
+        return merged
+    # A comparator that is no strict weak order (e.g. `LT` on floats with NaNs) has no
+    # consistent merge positions: merge those rows pairwise instead, which always
+    # gives a permutation (XLA's std::stable_sort gives some permutation too).
+    for r in range(rows):
+        if valid[r]:
+            merged[r][target[r]] = perm[r]
+        else:
+            merged[r] = _merge_row(lambda a, b: bool(_less(ev, comp, flat, np.array(r * n + a),
+                                                           np.array(r * n + b))),
+                                   perm[r], width)
     return merged
+
+
+def _merge_row(less: Callable[[int, int], bool], perm: np.ndarray, width: int) -> np.ndarray:
+    """One merge pass over one row, two pointers per pair of runs; `less(i, j)` compares
+    the elements at positions i and j of the current order."""
+    n = perm.size
+    out = np.empty_like(perm)
+    k = 0
+    for start in range(0, n, 2 * width):
+        i, mid = start, min(start + width, n)
+        j, end = mid, min(start + 2 * width, n)
+        while i < mid or j < end:
+            if j < end and (i >= mid or less(j, i)):
+                out[k], j = perm[j], j + 1
+            else:
+                out[k], i = perm[i], i + 1
+            k += 1
+    return out
 
 
 def _count_before(goes_first: _Decide, me: np.ndarray, start: np.ndarray, length: np.ndarray,
