@@ -75,6 +75,19 @@ class Thunk:
         self.fn(self.args)
         return tuple(outs) if self.multi else outs[0]
 
+    #: Loop, row and reduce kernels read each element before writing it (or a row
+    #: before writing the row), so an output may be an operand's buffer.
+    in_place = True
+
+    def native_args(self) -> list[tuple[Any, ...]]:
+        """The entry's buffers for the arena runtime (`schedule.NativeArgs`)."""
+        args: list[tuple[Any, ...]] = [("operand", pos, ()) if sub < 0 else ("inner", pos, sub)
+                                       for pos, sub in self.sources]
+        args += [("address", c.ctypes.data) for c in self.constants]
+        args += [("output", (k,) if self.multi else ()) for k in range(len(self.out_specs))]
+        args += [("address", s.ctypes.data) for s in self.scratch]
+        return args
+
     def accepts(self, values: list[Value]) -> bool:
         """Whether the values are arrays of the kernel's input dimensions (inside a
         reducer region the interpreter passes region-wide arrays instead)."""

@@ -58,6 +58,14 @@ _CONTROL = frozenset({O.FUSION, O.CALL, O.WHILE, O.CONDITIONAL})
 Leaf = tuple[int, tuple[int, ...]]
 
 
+#: A native thunk's `native_args()`: its entry's buffers in order, each one of
+#: ("operand", operand number, leaf index), ("inner", operand number, operand of that
+#: operand) for an inlined product's operand, ("output", leaf index) or ("address", int)
+#: for memory the thunk owns (constants, scratch). `in_place = True` on the thunk lets
+#: an output take over a dying operand's slot (XLA's in-place rule, checked here).
+NativeArgs = list[tuple[Any, ...]]
+
+
 class NotSchedulable(Exception):
     """The entry uses something the arena path does not describe."""
 
@@ -123,6 +131,7 @@ class Schedule:
         for p in self.params:
             self._define(p, "parameter", -1)
         self.plans: list[tuple[Instruction, str]] = []
+        self._args_cache: dict[int, list[tuple[Any, ...]]] = {}
         self._walk(ex._order(comp))
         assert comp.root is not None
         self.root = comp.root
@@ -228,9 +237,8 @@ class Schedule:
             return
         self._define(ins, "temp", t)
         thunk = self.ex.thunks.get(id(ins))
-        from hlotool.targets.cpu.runtime import Thunk
-
-        kind = "native" if type(thunk) is Thunk else "library" if thunk is not None else "fallback"
+        kind = "native" if hasattr(thunk, "native_args") else \
+            "library" if thunk is not None else "fallback"
         if kind == "fallback" and IMPLS.get(op) is None:
             raise _at(Unsupported(f"the interpreter cannot run {op.value} "
                                   f"(instruction {ins.name})"), ins)
@@ -240,8 +248,8 @@ class Schedule:
     def _reads(self, ins: Instruction, kind: str) -> list[int]:
         """Slots a step reads."""
         if kind == "native":
-            thunk = self.ex.thunks[id(ins)]
-            return [self._slot_of(self._source(ins, pos, sub)) for pos, sub in thunk.sources]
+            return [s for a in self._native_args(ins) if a[0] in ("operand", "inner")
+                    for s in [self._arg_slot(ins, a)]]
         out = []
         for o in ins.operands:
             out.extend(self.leaf[(id(o), index)] for index, _ in leaf_items(o.shape))
@@ -249,9 +257,19 @@ class Schedule:
                 out.extend(self._slot_of(x) for x in o.operands)
         return out
 
-    @staticmethod
-    def _source(ins: Instruction, pos: int, sub: int) -> Instruction:
-        return ins.operand(pos) if sub < 0 else ins.operand(pos).operand(sub)
+    def _native_args(self, ins: Instruction) -> list[tuple[Any, ...]]:
+        """The kernel entry's buffers, in order (see `NativeArgs`)."""
+        args = self._args_cache.get(id(ins))
+        if args is None:
+            args = self._args_cache[id(ins)] = self.ex.thunks[id(ins)].native_args()
+        return args
+
+    def _arg_slot(self, ins: Instruction, arg: tuple[Any, ...]) -> int:
+        if arg[0] == "operand":
+            return self.leaf[(id(ins.operand(arg[1])), arg[2])]
+        if arg[0] == "inner":
+            return self._slot_of(ins.operand(arg[1]).operand(arg[2]))
+        return self.leaf[(id(ins), arg[1])]
 
     def _slot_of(self, ins: Instruction) -> int:
         return self.leaf[(id(ins), ())]
@@ -307,9 +325,11 @@ class Schedule:
                 break
 
     def _reads_only_at_same_index(self, ins: Instruction, o: Instruction) -> bool:
-        """A native kernel reads `o` as one of its own inputs (not through a product)."""
-        thunk = self.ex.thunks[id(ins)]
-        return any(self._source(ins, pos, sub) is o for pos, sub in thunk.sources)
+        """A native kernel that may run in place reads `o` as one of its own inputs
+        (not through a product)."""
+        if not getattr(self.ex.thunks[id(ins)], "in_place", False):
+            return False
+        return any(a[0] == "operand" and ins.operand(a[1]) is o for a in self._native_args(ins))
 
     def _rename(self, old: int, new: int) -> None:
         for key, s in self.leaf.items():
@@ -340,23 +360,18 @@ class Schedule:
 
     def _native(self, ins: Instruction) -> _Native:
         thunk = self.ex.thunks[id(ins)]
-        n_in, n_const = len(thunk.sources), len(thunk.constants)
-        outs = [self.leaf[(id(ins), index)] for index, _ in leaf_items(ins.shape)]
-        total = n_in + n_const + len(outs) + len(thunk.scratch)
-        args = (ctypes.c_void_p * total)()
+        layout = self._native_args(ins)
+        args = (ctypes.c_void_p * len(layout))()
         patches: list[tuple[int, int]] = []
-        slots = [self._slot_of(self._source(ins, pos, sub)) for pos, sub in thunk.sources]
-        for k, s in enumerate([*slots, *[None] * n_const, *outs]):
-            if s is None:
+        for k, a in enumerate(layout):
+            if a[0] == "address":
+                args[k] = a[1]
                 continue
+            s = self._arg_slot(ins, a)
             if self.slots[s].kind in ("parameter", "output"):
                 patches.append((k, s))
             else:
                 args[k] = self.values[s].ctypes.data
-        for k, c in enumerate(thunk.constants):
-            args[n_in + k] = c.ctypes.data
-        for k, scratch in enumerate(thunk.scratch):
-            args[n_in + n_const + len(outs) + k] = scratch.ctypes.data
         return _Native(thunk.fn, args, patches)
 
     def _structure(self, ins: Instruction, index: tuple[int, ...] = ()) -> Any:

@@ -190,6 +190,15 @@ class SortThunk:
     def inputs(self, operands: list[Value], env: dict[int, Value]) -> list[Value]:
         return operands
 
+    def native_args(self) -> list[tuple[Any, ...]]:
+        """The entry's buffers for the arena runtime (`schedule.NativeArgs`)."""
+        args: list[tuple[Any, ...]] = [("operand", i, ()) for i in range(len(self.specs))]
+        if len(self.owned) > 1:
+            args.append(("address", self.owned[0].ctypes.data))
+        args += [("output", (i,) if self.multi else ()) for i in range(len(self.out_specs))]
+        args.append(("address", self.owned[-1].ctypes.data))
+        return args
+
     def accepts(self, values: list[Value]) -> bool:
         return all(isinstance(v, np.ndarray | np.generic) and np.shape(v) == dims
                    for v, (dims, _) in zip(values, self.specs, strict=True))
