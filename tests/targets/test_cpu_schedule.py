@@ -178,3 +178,30 @@ def test_calls_from_several_threads_take_turns_on_the_arena() -> None:
         got = list(pool.map(lambda x: ex.run([x]), xs * 3))
     for k, g in enumerate(got):
         np.testing.assert_array_equal(g, want[k % len(xs)])
+
+
+def test_kernels_of_other_plans_run_as_native_steps() -> None:
+    from hlotool.targets.cpu.schedule import _Native
+
+    text = """HloModule s
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=LT, type=TOTALORDER
+}
+ENTRY e {
+  x = f32[4,100] parameter(0)
+  n = f32[4,100] negate(x)
+  i = s32[4,100] iota(), iota_dimension=1
+  ROOT s = (f32[4,100], s32[4,100]) sort(n, i), dimensions={1}, is_stable=true, to_apply=less
+}"""
+    x = np.random.default_rng(6).standard_normal((4, 100)).astype(np.float32)
+    ex = _compile(text)
+    got = ex.run([x])
+    want = _reference(text, [x])
+    for g, w in zip(got, want, strict=True):
+        assert_same(g, w)
+    assert all(isinstance(s, _Native) for s in ex._schedule.steps)
+    np.testing.assert_array_equal(got[0], np.sort(-x, axis=1))
