@@ -25,8 +25,10 @@ from hlotool.targets.cpu.jit import host
 from hlotool.targets.cpu.kernels.elemental import is_fusable_product, unsupported_reason
 from hlotool.targets.cpu.kernels.conv import ConvPlan, plan_convolution
 from hlotool.targets.cpu.kernels.dot import DotPlan, unsupported_dot
+from hlotool.targets.cpu.kernels.indexing import UpdatePlan, has_own_plan, plan_update
 from hlotool.targets.cpu.kernels.loop import LoopPlan, emit_loop_kernel
 from hlotool.targets.cpu.kernels.row import RowPlan, emit_row_kernel
+from hlotool.targets.cpu.kernels.sort import SortPlan, plan_sort, plan_topk
 from hlotool.targets.cpu.kernels.reduce import (
     ReducePlan,
     emit_reduce_kernel,
@@ -41,11 +43,12 @@ FREE_OPS = frozenset({O.PARAMETER, O.CONSTANT, O.TUPLE, O.GET_TUPLE_ELEMENT, O.R
                       O.AFTER_ALL, O.OPT_BARRIER, O.DOMAIN, O.ADD_DEPENDENCY})  # fmt: skip
 #: Standalone ops compiled as single-instruction loop kernels.
 _STANDALONE = (ELEMENTWISE | {O.CONVERT, O.BITCAST_CONVERT, O.BROADCAST, O.BITCAST, O.TRANSPOSE,
-                              O.SLICE, O.REVERSE, O.PAD, O.CONCATENATE, O.IOTA}) - {O.MAP}
+                              O.SLICE, O.REVERSE, O.PAD, O.CONCATENATE, O.IOTA, O.GATHER,
+                              O.DYNAMIC_SLICE, O.REDUCE_WINDOW}) - {O.MAP}
 
 
 #: Every kind of native kernel plan.
-KernelPlan = LoopPlan | ReducePlan | RowPlan | DotPlan | ConvPlan
+KernelPlan = LoopPlan | ReducePlan | RowPlan | DotPlan | ConvPlan | UpdatePlan | SortPlan
 
 
 def is_llvm(plan: KernelPlan) -> bool:
@@ -101,15 +104,19 @@ def plan_module(module: Module) -> CompiledPlan:
     The body of a fusion that gets no kernel runs instruction by instruction on the
     interpreter, so its instructions are planned too (e.g. the elementwise prologue of
     a reduction fusion runs natively while the reduce itself falls back)."""
+    from hlotool.targets.cpu.kernels.control import plan_control_flow
+
     out = CompiledPlan()
     pending = sequential_computations(module)
+    control, owned = plan_control_flow(pending)
+    pending = [c for c in pending if id(c) not in owned]
     while pending:
         comp = pending.pop(0)
         out.counted.add(id(comp))
         for ins in comp.instructions:
             if ins.opcode in FREE_OPS:
                 continue
-            plan, reason = plan_instruction(ins, f"k{len(out.plans)}")
+            plan, reason = control.get(id(ins)) or plan_instruction(ins, f"k{len(out.plans)}")
             if plan is not None:
                 out.plans[id(ins)] = plan
                 continue
@@ -125,14 +132,27 @@ def plan_instruction(ins: Instruction, name: str) -> tuple[KernelPlan | None, st
         root = ins.attrs["calls"].root
         if root is not None and root.opcode is O.CONVOLUTION:
             return plan_convolution(ins, name)
+        if root is not None and has_own_plan(root):
+            return plan_update(ins, name)
         return _plan_fusion(ins, name)
     if ins.opcode is O.CONVOLUTION:
         return plan_convolution(ins, name)
+    if ins.opcode in (O.WHILE, O.CONDITIONAL):
+        from hlotool.targets.cpu.kernels.control import plan_control
+
+        return plan_control(ins, name)
     if ins.opcode is O.REDUCE:
         return _plan_reduce(ins, name)
+    if ins.opcode is O.SORT:
+        return plan_sort(ins, name)
+    if ins.opcode is O.TOPK or (ins.opcode is O.CUSTOM_CALL and
+                                ins.attrs.get("custom_call_target") == "TopK"):
+        return plan_topk(ins, name)
     if ins.opcode is O.DOT:
         reason = unsupported_dot(ins)
         return (None, reason) if reason else (DotPlan(name, [ins], list(ins.operands)), "")
+    if has_own_plan(ins):
+        return plan_update(ins, name)
     if ins.opcode not in _STANDALONE:
         return None, f"no kernel for {ins.opcode.value}"
     reason = unsupported_reason(ins)

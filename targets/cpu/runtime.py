@@ -75,10 +75,6 @@ class Thunk:
         self.fn(self.args)
         return tuple(outs) if self.multi else outs[0]
 
-    #: Loop, row and reduce kernels read each element before writing it (or a row
-    #: before writing the row), so an output may be an operand's buffer.
-    in_place = True
-
     def native_args(self) -> list[tuple[Any, ...]]:
         """The entry's buffers for the arena runtime (`schedule.NativeArgs`)."""
         args: list[tuple[Any, ...]] = [("operand", pos, ()) if sub < 0 else ("inner", pos, sub)
@@ -87,6 +83,11 @@ class Thunk:
         args += [("output", (k,) if self.multi else ()) for k in range(len(self.out_specs))]
         args += [("address", s.ctypes.data) for s in self.scratch]
         return args
+
+    def may_share(self, operand: int, index: tuple[int, ...]) -> bool:
+        """Loop, row and reduce kernels read each element before writing it (or a row
+        before writing the row), so an output may be a buffer they read directly."""
+        return any(pos == operand and sub < 0 for pos, sub in self.sources)
 
     def accepts(self, values: list[Value]) -> bool:
         """Whether the values are arrays of the kernel's input dimensions (inside a
@@ -196,8 +197,8 @@ class CpuExecutable(Executable, Evaluator):
         thunk = self.thunks.get(id(ins))
         inputs = thunk.inputs(operands, env) if thunk is not None else None
         if thunk is not None and inputs is not None and thunk.accepts(inputs):
-            self._stats.native += 1
             value = thunk(inputs)
+            self._stats.native += getattr(thunk, "executions", 1)
             self._note_product(ins, operands)
             return value
         fn = IMPLS.get(ins.opcode)

@@ -61,8 +61,9 @@ Leaf = tuple[int, tuple[int, ...]]
 #: A native thunk's `native_args()`: its entry's buffers in order, each one of
 #: ("operand", operand number, leaf index), ("inner", operand number, operand of that
 #: operand) for an inlined product's operand, ("output", leaf index) or ("address", int)
-#: for memory the thunk owns (constants, scratch). `in_place = True` on the thunk lets
-#: an output take over a dying operand's slot (XLA's in-place rule, checked here).
+#: for memory the thunk owns (constants, scratch). A thunk's `may_share(operand number,
+#: output leaf index)` says whether that output may be that operand's buffer; the
+#: schedule shares only where XLA's in-place rule also allows it and the operand dies.
 NativeArgs = list[tuple[Any, ...]]
 
 
@@ -152,7 +153,12 @@ class Schedule:
         self.steps = [self._build(ins, kind) for ins, kind in self.plans
                       if not (kind == "native" and self._dead(ins))]
         #: Per run: kernels that ran natively, interpreter fallbacks by opcode.
-        self.native_count = sum(not isinstance(s, _Step) or s.products is None for s in self.steps)
+        #: Kernel-call counters of compiled loops (they count their own executions).
+        self.counters = [c for ins, kind in self.plans if kind == "native" and not self._dead(ins)
+                         for c in [getattr(self.ex.thunks[id(ins)], "counter", None)]
+                         if c is not None]
+        self.native_count = sum(not isinstance(s, _Step) or s.products is None
+                                for s in self.steps) - len(self.counters)
         self.fallbacks: dict[str, int] = {}
         for s in self.steps:
             op = s.ins.opcode if isinstance(s, _Step) else None
@@ -302,34 +308,44 @@ class Schedule:
                    for index, _ in leaf_items(ins.shape))
 
     def _share_in_place(self) -> None:
-        """An instruction writes its result over a temp operand that dies at it."""
+        """An instruction writes a result leaf over a temp operand that dies at it."""
         t_of = {id(ins): t for t, ins in enumerate(self.order)}
         for ins, kind in self.plans:
-            if kind == "library" or not ins.shape.is_array:
-                continue
-            mine = self._slot_of(ins)
-            if self.slots[mine].kind != "temp":
+            if kind == "library":
                 continue
             t = t_of[id(ins)]
-            for k, o in enumerate(ins.operands):
-                if not o.shape.is_array or not can_share_operand_buffer(ins, k, ()):
+            taken: set[int] = set()
+            for index, _ in leaf_items(ins.shape):
+                mine = self.slots[self.leaf[(id(ins), index)]]
+                if mine.kind != "temp":
                     continue
-                theirs = self.slots[self._slot_of(o)]
-                if theirs.kind != "temp" or theirs.end != t or theirs.id == mine or \
-                        theirs.nbytes != self.slots[mine].nbytes or theirs.dtype != self.slots[mine].dtype:
-                    continue
-                if kind == "native" and not self._reads_only_at_same_index(ins, o):
-                    continue
-                theirs.end = max(theirs.end, self.slots[mine].end)
-                self._rename(mine, theirs.id)
-                break
+                for k, source in self._share_candidates(ins, index):
+                    theirs = self.slots[source]
+                    if theirs.kind != "temp" or theirs.end != t or theirs.id in taken or \
+                            theirs.nbytes != mine.nbytes or theirs.dtype != mine.dtype:
+                        continue
+                    if kind == "native" and not self._may_share(ins, k, index):
+                        continue
+                    theirs.end = max(theirs.end, mine.end)
+                    taken.add(theirs.id)
+                    self._rename(mine.id, theirs.id)
+                    break
 
-    def _reads_only_at_same_index(self, ins: Instruction, o: Instruction) -> bool:
-        """A native kernel that may run in place reads `o` as one of its own inputs
-        (not through a product)."""
-        if not getattr(self.ex.thunks[id(ins)], "in_place", False):
-            return False
-        return any(a[0] == "operand" and ins.operand(a[1]) is o for a in self._native_args(ins))
+    def _share_candidates(self, ins: Instruction, index: tuple[int, ...]) -> list[tuple[int, int]]:
+        """(operand number, slot) of the operand leaves result leaf `index` may take
+        over: XLA's CanShareOperandBufferWithUser, and a while's state leaf by leaf."""
+        if ins.opcode is O.WHILE:
+            return [(0, self.leaf[(id(ins.operand(0)), index)])]
+        if index:
+            return []
+        return [(k, self._slot_of(o)) for k, o in enumerate(ins.operands)
+                if o.shape.is_array and can_share_operand_buffer(ins, k, ())]
+
+    def _may_share(self, ins: Instruction, operand: int, index: tuple[int, ...]) -> bool:
+        """Whether the native kernel may write output leaf `index` over operand
+        `operand`'s buffer (the thunk's `may_share`)."""
+        share = getattr(self.ex.thunks[id(ins)], "may_share", None)
+        return share is not None and share(operand, index)
 
     def _rename(self, old: int, new: int) -> None:
         for key, s in self.leaf.items():
@@ -399,7 +415,7 @@ class Schedule:
             else:
                 self._python_step(step)
         stats = self.ex._stats
-        stats.native += self.native_count
+        stats.native += self.native_count + sum(int(c[0]) for c in self.counters)
         for op, n in self.fallbacks.items():
             stats.fallback += n
             stats.fallback_by_opcode[op] = stats.fallback_by_opcode.get(op, 0) + n

@@ -205,3 +205,41 @@ ENTRY e {
         assert_same(g, w)
     assert all(isinstance(s, _Native) for s in ex._schedule.steps)
     np.testing.assert_array_equal(got[0], np.sort(-x, axis=1))
+
+
+def test_dynamic_update_slice_updates_its_dying_operand_in_place() -> None:
+    text = """HloModule dus
+ENTRY e {
+  x = f32[512,64] parameter(0)
+  u = f32[8,64] parameter(1)
+  i = s32[] parameter(2)
+  a = f32[512,64] negate(x)
+  z = s32[] constant(0)
+  d = f32[512,64] dynamic-update-slice(a, u, i, z)
+  ROOT r = f32[512,64] exponential(d)
+}"""
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((512, 64)).astype(np.float32)
+    u = rng.standard_normal((8, 64)).astype(np.float32)
+    for start in (3, 600, -2):
+        i = np.int32(start)
+        ex = _compile(text)
+        got = ex.run([x, u, i])
+        assert_same(got, _reference(text, [x, u, i]))
+        assert ex.stats.fallback == 0
+    sch = ex._schedule
+    a, d = (next(ins for ins in sch.order if ins.name == n) for n in ("a", "d"))
+    assert sch._slot_of(a) == sch._slot_of(d)
+
+
+def test_a_compiled_while_keeps_its_state_in_the_init_buffers() -> None:
+    text = LOOP.replace("ROOT r = f32[4,4] add(v, h)", "ROOT r = f32[4,4] negate(v)")
+    x = np.arange(16, dtype=np.float32).reshape(4, 4) / 16
+    ex = _compile(text)
+    got = ex.run([x])
+    assert_same(got, _reference(text, [x]))
+    sch = ex._schedule
+    h, w = (next(ins for ins in sch.order if ins.name == n) for n in ("h", "w"))
+    assert sch.leaf[(id(w), (1,))] == sch._slot_of(h)
+    # h, the body's two kernels three times, the condition four times, r.
+    assert ex.stats.fallback == 0 and ex.stats.native == 1 + 2 * 3 + 4 + 1

@@ -1,0 +1,781 @@
+"""Indexing and window kernels: gather, dynamic-slice and reduce-window (elemental);
+dynamic-update-slice, scatter and select-and-scatter (update kernels, `UpdatePlan`).
+
+Semantics are the interpreter's (hlotool/interpreter/kernels/indexing.py, reduction.py and
+data_movement.py), which follow XLA:CPU:
+
+* dynamic-slice and dynamic-update-slice clamp every start index to [0, dim - size];
+* gather clamps each start index so the whole slice fits: [0, max(dim - size, 0)];
+  operand batching dims start at the batch position of their start-indices dim;
+* scatter skips the whole update window of a scatter index when any part of it is out of
+  bounds, and applies the `to_apply` combiner element by element in row-major order over
+  (update scatter dims, update window dims), so duplicate targets combine in that order;
+  `indices_are_sorted` / `unique_indices` are hints and change nothing;
+* index values are read as i64; u64 indices beyond the int64 range saturate;
+* reduce-window folds each window in row-major order from the init value, skipping
+  padding and base-dilation holes; select-and-scatter picks, per window, the first valid
+  cell and then each later cell the `select` region does not keep, and combines the source
+  values into the output in source order.
+
+Gather, dynamic-slice and reduce-window are computed per output element, as in XLA's
+ElementalIrEmitter (EmitElementalGather / DynamicSlice / ReduceWindow), so they fuse into
+loop kernels. Dynamic-update-slice and scatter start from the operand (a copy, skipped
+when the output buffer is the operand buffer) and write only the update region / the
+update elements, as XLA's in-place emitters do (EmitDynamicUpdateSliceInPlace,
+ScatterLoopEmitter). Combiner regions are emitted inline on scalars (`call_scalar`).
+
+Floats follow the kernels' FTZ/DAZ mode; the interpreter's scatter-add (numpy `ufunc.at`)
+does not flush, so the two differ only where a scatter-add produces a denormal.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+from llvmlite import ir
+
+from hlotool.interpreter.core import Value
+from hlotool.ir.computation import Computation
+from hlotool.ir.instruction import Instruction
+from hlotool.ir.opcodes import Opcode
+from hlotool.ir.types import PrimitiveType, Shape
+from hlotool.targets.cpu import irutils as u
+from hlotool.targets.cpu.kernels.elemental import (
+    ElementalEmitter,
+    Index,
+    Input,
+    linear_index,
+    unsupported_reason,
+)
+
+O = Opcode
+P = PrimitiveType
+
+#: Ops computed by an UpdatePlan (standalone or as a kLoop fusion's root); a variadic
+#: reduce-window too (`has_own_plan`).
+UPDATE_OPS = frozenset({O.DYNAMIC_UPDATE_SLICE, O.SCATTER, O.SELECT_AND_SCATTER})
+_INT64_MAX = (1 << 63) - 1
+
+
+# -- index values --------------------------------------------------------------------------------
+
+
+def _is_int(t: PrimitiveType) -> bool:
+    return t in u.NATIVE_TYPES and not u.is_float(t) and t is not P.PRED
+
+
+def as_i64(b: ir.IRBuilder, v: ir.Value, t: PrimitiveType) -> ir.Value:
+    """An integer index value as i64 (a u64 beyond the int64 range saturates)."""
+    width = v.type.width
+    if width < 64:
+        return b.sext(v, u.I64) if u.is_signed(t) else b.zext(v, u.I64)
+    if t is P.U64:
+        return b.select(b.icmp_signed("<", v, u.i64(0)), u.i64(_INT64_MAX), v)
+    return v
+
+
+@functools.cache
+def index_constant(k: int) -> ir.Constant:
+    """One shared i64 constant per value, for index components: ElementalEmitter caches
+    values by the ids of the index values, so a temporary constant that nothing keeps
+    alive could be freed and its id reused by another index component."""
+    return u.i64(k)
+
+
+def clamp(b: ir.IRBuilder, x: ir.Value, lo: int, hi: int) -> ir.Value:
+    """min(max(x, lo), hi) on i64."""
+    x = b.select(b.icmp_signed("<", x, u.i64(lo)), u.i64(lo), x)
+    return b.select(b.icmp_signed(">", x, u.i64(hi)), u.i64(hi), x)
+
+
+def _start_values(em: ElementalEmitter, operands: Sequence[Instruction],
+                  rank: int) -> list[ir.Value]:
+    """Start indices given as `rank` scalars or as one rank-1 vector, as i64."""
+    if len(operands) == 1 and operands[0].shape.rank == 1:
+        o = operands[0]
+        t = o.shape.element_type
+        return [as_i64(em.b, em.value(o, (index_constant(k),)), t) for k in range(rank)]
+    return [as_i64(em.b, em.value(o, ()), o.shape.element_type) for o in operands]
+
+
+def _starts_ok(operands: Sequence[Instruction], rank: int) -> bool:
+    if any(not _is_int(o.shape.element_type) for o in operands):
+        return False
+    if len(operands) == 1 and operands[0].shape.rank == 1:
+        return operands[0].shape.dimensions[0] == rank
+    return len(operands) == rank and all(o.shape.rank == 0 for o in operands)
+
+
+# -- elemental: gather and dynamic-slice ---------------------------------------------------------
+
+
+def unsupported_indexing(ins: Instruction) -> str | None:
+    """Why the elemental emitter cannot compute this gather / dynamic-slice /
+    reduce-window, or None."""
+    if ins.opcode is O.REDUCE_WINDOW:
+        return unsupported_reduce_window(ins)
+    if ins.opcode is O.DYNAMIC_SLICE:
+        ok = _starts_ok(ins.operands[1:], ins.operand(0).shape.rank)
+        return None if ok else "dynamic-slice start indices"
+    if not _is_int(ins.operand(1).shape.element_type):
+        return "gather indices type"
+    return None
+
+
+def emit_indexed(em: ElementalEmitter, ins: Instruction, index: Index) -> ir.Value:
+    """The value of a gather, dynamic-slice or reduce-window at `index`."""
+    if ins.opcode is O.REDUCE_WINDOW:
+        return _reduce_window(em, ins, index)
+    if ins.opcode is O.DYNAMIC_SLICE:
+        return _dynamic_slice(em, ins, index)
+    return _gather(em, ins, index)
+
+
+def _dynamic_slice(em: ElementalEmitter, ins: Instruction, index: Index) -> ir.Value:
+    """operand[clamp(start) + index] (XLA's EmitElementalDynamicSlice)."""
+    src = ins.operand(0)
+    dims, sizes = src.shape.dimensions, ins.attrs["dynamic_slice_sizes"]
+    starts = _start_values(em, ins.operands[1:], src.shape.rank)
+    b = em.b
+    return em.value(src, tuple(b.add(clamp(b, s, 0, n - k), i)
+                               for s, n, k, i in zip(starts, dims, sizes, index, strict=True)))
+
+
+def _gather(em: ElementalEmitter, ins: Instruction, index: Index) -> ir.Value:
+    """operand[clamped start + window offset] (XLA's EmitElementalGather)."""
+    a, b = ins.attrs, em.b
+    operand, indices = ins.operand(0), ins.operand(1)
+    dims, sizes = operand.shape.dimensions, a["slice_sizes"]
+    offset_dims = list(a["offset_dims"])
+    operand_batching = list(a.get("operand_batching_dims", ()))
+    window_dims = [d for d in range(len(dims))
+                   if d not in a["collapsed_slice_dims"] and d not in operand_batching]
+    batch = [index[o] for o in range(ins.shape.rank) if o not in offset_dims]
+    ivd = a["index_vector_dim"]
+    t = indices.shape.element_type
+    starts: dict[int, ir.Value] = {}
+    for k, d in enumerate(a["start_index_map"]):
+        at = list(batch)
+        if ivd < indices.shape.rank:
+            at.insert(ivd, index_constant(k))
+        s = as_i64(b, em.value(indices, tuple(at)), t)
+        starts[d] = clamp(b, s, 0, max(dims[d] - sizes[d], 0))
+    for d, idim in zip(operand_batching, a.get("start_indices_batching_dims", ()), strict=True):
+        starts[d] = batch[idim if idim < ivd else idim - 1]
+    out: list[ir.Value] = []
+    for d in range(len(dims)):
+        v = starts.get(d, index_constant(0))
+        if d in window_dims:
+            w = index[offset_dims[window_dims.index(d)]]
+            v = w if d not in starts else b.add(v, w)
+        out.append(v)
+    return em.value(operand, tuple(out))
+
+
+# -- elemental: reduce-window ------------------------------------------------------------------
+
+
+def unsupported_reduce_window(ins: Instruction) -> str | None:
+    """Why the elemental emitter cannot compute this reduce-window, or None.
+
+    The kernel folds each window in row-major order from the init value, skipping padding
+    and dilation holes (the interpreter's and XLA's order). The interpreter evaluates a
+    prefix/suffix scan of an order-dependent reducer (float add/multiply, regions) as
+    XLA's rewritten tiled scan instead, so those windows stay on the interpreter."""
+    from hlotool.interpreter.kernels.reduction import _scan_axis, _window_dims
+
+    if ins.operand_count != 2:
+        return "variadic reduce-window"
+    src = ins.operand(0).shape
+    dims = _window_dims(ins.attrs.get("window"), src.rank)
+    if any(d.window_reversal for d in dims):
+        return "window reversal"
+    comp: Computation = ins.attrs["to_apply"]
+    reason = _unsupported_combiner(comp, [ins.shape.element_type])
+    if reason:
+        return reason
+    if _scan_axis(dims, src.dimensions) is not None and not _order_free(comp):
+        return "scan with an order-dependent reducer"
+    return None
+
+
+_ORDER_FREE_OPS = frozenset({O.ADD, O.MULTIPLY, O.MAXIMUM, O.MINIMUM, O.AND, O.OR, O.XOR})
+
+
+def _order_free(comp: Computation) -> bool:
+    """A reducer that is one commutative, associative op of its two parameters (float
+    add/multiply excluded: they round differently in another order)."""
+    root, params = comp.root, comp.parameters
+    if root is None or root.opcode not in _ORDER_FREE_OPS or len(comp.instructions) != 3:
+        return False
+    if {id(o) for o in root.operands} != {id(p) for p in params} or len(params) != 2:
+        return False
+    return not u.is_float(root.shape.element_type) or root.opcode in (O.MAXIMUM, O.MINIMUM)
+
+
+def _reduce_window(em: ElementalEmitter, ins: Instruction, index: Index) -> ir.Value:
+    """Fold the window of output `index` (XLA's EmitElementalReduceWindow)."""
+    from hlotool.interpreter.kernels.reduction import _window_dims
+
+    b = em.b
+    src = ins.operand(0)
+    dims = _window_dims(ins.attrs.get("window"), src.shape.rank)
+    ty = u.value_type(ins.shape.element_type)
+    with b.goto_block(b.function.entry_basic_block):
+        acc = b.alloca(ty, name="rw.acc")
+    b.store(em.value(ins.operand(1), ()), acc)
+    inner = ElementalEmitter(b, em.inputs)
+    comp: Computation = ins.attrs["to_apply"]
+
+    def body(k: Index) -> None:
+        valid, at = window_element(b, dims, index, k, src.shape.dimensions)
+        old = b.load(acc, typ=ty)
+        new, = call_scalar(b, comp, [old, inner.value(src, at)])
+        b.store(b.select(valid, new, old), acc)
+
+    _loop_nest(b, [w.size for w in dims], body, name="rw")
+    return b.load(acc, typ=ty)
+
+
+def window_element(b: ir.IRBuilder, dims: Sequence[Any], out: Index, k: Index,
+                   shape: Sequence[int]) -> tuple[ir.Value, Index]:
+    """(whether window cell `k` of output `out` is an operand element rather than padding
+    or a dilation hole, its operand index (0 where it is not))."""
+    valid: ir.Value = ir.Constant(u.I1, 1)
+    at: list[ir.Value] = []
+    for w, o, kk, n in zip(dims, out, k, shape, strict=True):
+        q = b.sub(b.add(b.mul(o, u.i64(w.stride)), b.mul(kk, u.i64(w.window_dilation))),
+                  u.i64(w.padding_low))
+        pos = b.sdiv(q, u.i64(w.base_dilation)) if w.base_dilation > 1 else q
+        ok = b.and_(b.icmp_signed(">=", q, u.i64(0)), b.icmp_signed("<", pos, u.i64(n)))
+        if w.base_dilation > 1:
+            ok = b.and_(ok, b.icmp_signed("==", b.srem(q, u.i64(w.base_dilation)), u.i64(0)))
+        valid = b.and_(valid, ok)
+        at.append(b.select(ok, pos, u.i64(0)))
+    return valid, tuple(at)
+
+
+# -- own-plan kernels: dynamic-update-slice, scatter, select-and-scatter, variadic reduce-window
+
+
+@dataclass(slots=True)
+class UpdatePlan:
+    """A dynamic-update-slice, scatter, select-and-scatter or variadic reduce-window
+    (standalone, or the root of a kLoop fusion).
+
+    Entry `void name(void **buffers)`: the `inputs` (the op's distinct operands, or the
+    fusion's parameters, in parameter order), then the `constants`, then the outputs (one
+    per element of a tuple-shaped result, else one); no scratch.
+
+    The kernel first makes each output equal to its operand (a memcpy, skipped when the
+    output pointer equals the operand's input pointer; an operand computed inside the
+    fusion is evaluated into the output), then writes only the updated elements:
+    dynamic-update-slice stores the update at the clamped start; scatter loops over the
+    update elements in order, loading the output element, applying the combiner, storing.
+    select-and-scatter fills its output with the init value, then scatters; a variadic
+    reduce-window writes every output element once.
+
+    Aliasing: correct with any distinct buffers. Also correct in place (output k handed the
+    same buffer as input `aliasable[k]`) where `aliasable[k]` is not None: the operand is
+    read by nothing else in the kernel (not the update, the indices, or another operand),
+    as XLA's buffer assignment requires before it updates in place.
+    """
+
+    name: str
+    #: [the instruction computed (a `has_own_plan` op)].
+    roots: list[Instruction]
+    inputs: list[Instruction]
+    constants: list[tuple[Instruction, np.ndarray]] = field(default_factory=list)
+    llvm: ClassVar[bool] = True
+
+    @property
+    def op(self) -> Instruction:
+        return self.roots[0]
+
+    @property
+    def bases(self) -> list[Instruction]:
+        """The operands the outputs start from (none for select-and-scatter and
+        reduce-window: their outputs are computed from the init values)."""
+        op = self.op
+        if op.opcode is O.DYNAMIC_UPDATE_SLICE:
+            return [op.operand(0)]
+        return list(op.operands[: op.operand_count // 2]) if op.opcode is O.SCATTER else []
+
+    @property
+    def output_shapes(self) -> list[Shape]:
+        shape = self.op.shape
+        return list(shape.tuple_shapes) if shape.is_tuple else [shape]
+
+    @property
+    def aliasable(self) -> list[int | None]:
+        """Per output, the input position it may share a buffer with (None: none)."""
+        if not self.bases:
+            return [None] * len(self.output_shapes)
+        out: list[int | None] = []
+        for base in self.bases:
+            pos = next((k for k, i in enumerate(self.inputs) if i is base), None)
+            readers = [x for x in [*self.op.operands, *_fused_users(base, self.op)] if x is base]
+            out.append(pos if pos is not None and len(readers) == 1 else None)
+        return out
+
+    def emit(self, module: ir.Module, symbol: str, *, x86: bool) -> None:
+        from hlotool.targets.cpu.kernels.loop import emit_entry
+
+        n = len(self.inputs) + len(self.constants) + len(self.output_shapes)
+        body = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR] * n),
+                           name=f"{symbol}.body")
+        body.linkage = "internal"
+        body.attributes.add("noinline")
+        body.attributes.add("nounwind")
+        _emit_update_body(body, self)
+        emit_entry(module, symbol, body, x86)
+
+    def make_thunk(self, ins: Instruction, library: Any, symbol: str) -> UpdateThunk:
+        return UpdateThunk(ins, self, library, symbol)
+
+
+def _fused_users(base: Instruction, op: Instruction) -> list[Instruction]:
+    """`base` once per use by other instructions of the fusion computing `op` (none for a
+    standalone op: its operand's other users are outside the kernel)."""
+    if op.parent is None or not op.parent.is_fusion_computation:
+        return []
+    return [base for user in base.users if user is not op for o in user.operands if o is base]
+
+
+def unsupported_update(op: Instruction) -> str | None:
+    """Why a dynamic-update-slice / scatter / select-and-scatter gets no kernel, or None."""
+    shapes = [*(op.shape.tuple_shapes if op.shape.is_tuple else [op.shape]),
+              *(o.shape for o in op.operands)]
+    for s in shapes:
+        if not s.is_array or s.element_type not in u.NATIVE_TYPES or s.is_dynamic:
+            return f"element type or shape {s}"
+    if op.opcode is O.DYNAMIC_UPDATE_SLICE:
+        return None if _starts_ok(op.operands[2:], op.operand(0).shape.rank) else \
+            "dynamic-update-slice start indices"
+    if op.opcode is O.SELECT_AND_SCATTER:
+        return _unsupported_select_and_scatter(op)
+    if op.opcode is O.REDUCE_WINDOW:
+        return _unsupported_variadic_reduce_window(op)
+    n = op.operand_count // 2
+    if not _is_int(op.operand(n).shape.element_type):
+        return "scatter indices type"
+    types = [o.shape.element_type for o in op.operands[:n]]
+    return _unsupported_combiner(op.attrs["to_apply"], types)
+
+
+def _unsupported_combiner(comp: Computation, types: list[PrimitiveType]) -> str | None:
+    """Why the scatter combiner cannot be emitted on scalars, or None."""
+    params = sorted(comp.parameters, key=lambda p: p.parameter_number)
+    if len(params) != 2 * len(types) or any(
+            not p.shape.is_array or p.shape.rank != 0 or p.shape.element_type is not t
+            for p, t in zip(params, types + types, strict=False)):
+        return "scatter combiner parameters"
+    root = comp.root
+    assert root is not None
+    for ins in comp.instructions:
+        if ins.opcode is O.PARAMETER or (ins is root and ins.opcode is O.TUPLE):
+            continue
+        reason = unsupported_reason(ins)
+        if reason or ins.shape.rank != 0 or ins.called_computations:
+            return f"scatter combiner: {reason or ins.opcode.value}"
+    return None
+
+
+def _unsupported_select_and_scatter(op: Instruction) -> str | None:
+    from hlotool.interpreter.kernels.reduction import _window_dims
+
+    if any(d.window_reversal for d in _window_dims(op.attrs.get("window"), op.shape.rank)):
+        return "window reversal"
+    t = op.shape.element_type
+    if any(o.shape.element_type is not t for o in op.operands):
+        return "mixed element types"
+    for key in ("select", "scatter"):
+        reason = _unsupported_combiner(op.attrs[key], [t])
+        if reason:
+            return f"{key}: {reason}"
+    root = op.attrs["select"].root
+    return None if root is not None and root.shape.element_type is P.PRED else "select region type"
+
+
+def has_own_plan(ins: Instruction) -> bool:
+    """Whether `ins` (or a kLoop fusion with `ins` as its root) gets an UpdatePlan."""
+    return ins.opcode in UPDATE_OPS or (ins.opcode is O.REDUCE_WINDOW and ins.shape.is_tuple)
+
+
+def _unsupported_variadic_reduce_window(op: Instruction) -> str | None:
+    from hlotool.interpreter.kernels.reduction import _scan_axis, _window_dims
+
+    n = op.operand_count // 2
+    src = op.operand(0).shape
+    if any(o.shape.dimensions != src.dimensions for o in op.operands[:n]):
+        return "reduce-window inputs of different shapes"
+    dims = _window_dims(op.attrs.get("window"), src.rank)
+    if any(d.window_reversal for d in dims):
+        return "window reversal"
+    if _scan_axis(dims, src.dimensions) is not None:
+        return "variadic scan"
+    types = [o.shape.element_type for o in op.operands[:n]]
+    if [o.shape.element_type for o in op.operands[n:]] != types:
+        return "init types"
+    return _unsupported_combiner(op.attrs["to_apply"], types)
+
+
+def plan_update(ins: Instruction, name: str) -> tuple[UpdatePlan | None, str]:
+    """The kernel of an UPDATE_OPS instruction, standalone or a kLoop fusion's root."""
+    if ins.opcode is O.FUSION:
+        from hlotool.targets.cpu.codegen import _fused_operands
+
+        comp: Computation = ins.attrs["calls"]
+        op = comp.root
+        assert op is not None
+        if ins.attrs.get("kind") != "kLoop":
+            return None, f"{ins.attrs.get('kind')} fusion"
+        reason = unsupported_update(op)
+        if reason:
+            return None, f"{op.name}: {reason}"
+        constants, reason = _fused_operands(comp.instructions, op)
+        if reason:
+            return None, reason
+        return UpdatePlan(name, [op], list(comp.parameters), constants), ""
+    reason = unsupported_update(ins)
+    if reason:
+        return None, reason
+    inputs: list[Instruction] = []
+    for o in ins.operands:
+        if all(o is not x for x in inputs):
+            inputs.append(o)
+    return UpdatePlan(name, [ins], inputs), ""
+
+
+# -- emission ------------------------------------------------------------------------------------
+
+
+def _emit_update_body(fn: ir.Function, plan: UpdatePlan) -> None:
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    sources = plan.inputs + [c for c, _ in plan.constants]
+    inputs = {id(i): Input(a, i.shape) for i, a in zip(sources, fn.args, strict=False)}
+    outs = list(fn.args[len(sources):])
+    for base, out in zip(plan.bases, outs[: len(plan.bases)], strict=True):
+        _init_output(b, inputs, base, out)
+    em = ElementalEmitter(b, inputs)
+    if plan.op.opcode is O.DYNAMIC_UPDATE_SLICE:
+        _emit_dus(em, plan.op, outs[0])
+    elif plan.op.opcode is O.SELECT_AND_SCATTER:
+        _emit_select_and_scatter(em, plan.op, outs[0])
+    elif plan.op.opcode is O.REDUCE_WINDOW:
+        _emit_variadic_reduce_window(em, plan.op, outs)
+    else:
+        _emit_scatter(em, plan.op, outs)
+    b.ret_void()
+
+
+def _init_output(b: ir.IRBuilder, inputs: dict[int, Input], base: Instruction,
+                 out: ir.Value) -> None:
+    """out = base: memcpy unless out is base's own buffer; computed elementally if base
+    is not an input buffer."""
+    dims = base.shape.dimensions
+    buf = inputs.get(id(base))
+    if buf is None:
+        em = ElementalEmitter(b, inputs)
+        _loop_nest(b, dims, lambda i: _store(b, out, base.shape, i, em.value(base, i)))
+        return
+    nbytes = int(np.prod(dims, dtype=np.int64)) * _itemsize(base.shape.element_type)
+    if nbytes == 0:
+        return
+    with b.if_then(b.icmp_unsigned("!=", out, buf.pointer)):
+        memcpy = b.module.globals.get("llvm.memcpy.p0.p0.i64") or ir.Function(
+            b.module, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.I64, u.I1]),
+            name="llvm.memcpy.p0.p0.i64")
+        b.call(memcpy, [out, buf.pointer, u.i64(nbytes), ir.Constant(u.I1, 0)])
+
+
+def _itemsize(t: PrimitiveType) -> int:
+    return int(np.dtype(t.numpy_dtype).itemsize)
+
+
+def _store(b: ir.IRBuilder, out: ir.Value, shape: Shape, index: Index, v: ir.Value) -> None:
+    if v.type == u.I1:
+        v = b.zext(v, u.I8)
+    b.store(v, _element_ptr(b, out, shape, index))
+
+
+def _element_ptr(b: ir.IRBuilder, buf: ir.Value, shape: Shape, index: Index) -> ir.Value:
+    return b.gep(buf, [linear_index(b, shape.dimensions, index)],
+                 source_etype=u.storage_type(shape.element_type), inbounds=True)
+
+
+def _loop_nest(b: ir.IRBuilder, dims: Sequence[int], body: Callable[[Index], None],
+               index: tuple[ir.Value, ...] = (), name: str = "d") -> None:
+    """Row-major loops over `dims`; body(index) innermost."""
+    if len(index) == len(dims):
+        body(index)
+        return
+    with u.for_range(b, dims[len(index)], name=f"{name}{len(index)}") as i:
+        _loop_nest(b, dims, body, (*index, i), name)
+
+
+def _emit_dus(em: ElementalEmitter, op: Instruction, out: ir.Value) -> None:
+    """Store the update at the clamped start (XLA's EmitDynamicUpdateSliceInPlace)."""
+    b = em.b
+    base, update = op.operand(0), op.operand(1)
+    starts = [clamp(b, s, 0, n - k) for s, n, k in zip(
+        _start_values(em, op.operands[2:], base.shape.rank), base.shape.dimensions,
+        update.shape.dimensions, strict=True)]
+
+    def body(i: Index) -> None:
+        at = tuple(b.add(s, x) for s, x in zip(starts, i, strict=True))
+        _store(b, out, base.shape, at, em.value(update, i))
+
+    _loop_nest(b, update.shape.dimensions, body, name="u")
+
+
+def _emit_scatter(em: ElementalEmitter, op: Instruction, outs: list[ir.Value]) -> None:
+    """For each scatter index in order: if its window fits, combine every window element
+    into the outputs in order (XLA's ScatterLoopEmitter, one element at a time)."""
+    b, a = em.b, op.attrs
+    n = op.operand_count // 2
+    bases, indices, updates = op.operands[:n], op.operand(n), op.operands[n + 1:]
+    dims = bases[0].shape.dimensions
+    rank = len(dims)
+    uwd = list(a["update_window_dims"])
+    udims = updates[0].shape.dimensions
+    scatter_dims = [d for d in range(len(udims)) if d not in uwd]
+    input_batching = list(a.get("input_batching_dims", ()))
+    window_dims = [d for d in range(rank)
+                   if d not in a["inserted_window_dims"] and d not in input_batching]
+    sizes = [1] * rank
+    for d, w in zip(window_dims, uwd, strict=True):
+        sizes[d] = udims[w]
+    comp: Computation = a["to_apply"]
+
+    def per_index(batch: Index) -> None:
+        starts = _scatter_starts(em, op, batch)
+        fits: ir.Value = ir.Constant(u.I1, 1)
+        for d, s in starts.items():
+            ok = b.and_(b.icmp_signed(">=", s, u.i64(0)),
+                        b.icmp_signed("<=", s, u.i64(dims[d] - sizes[d])))
+            fits = b.and_(fits, ok)
+        with b.if_then(fits):
+            _loop_nest(b, [udims[w] for w in uwd], lambda w: per_element(batch, starts, w),
+                       name="w")
+
+    def per_element(batch: Index, starts: dict[int, ir.Value], w: Index) -> None:
+        at: list[ir.Value] = [u.i64(0)] * len(udims)
+        for k, d in enumerate(scatter_dims):
+            at[d] = batch[k]
+        for k, d in enumerate(uwd):
+            at[d] = w[k]
+        target: list[ir.Value] = []
+        for d in range(rank):
+            v = starts.get(d, index_constant(0))
+            if d in window_dims:
+                v = b.add(v, w[window_dims.index(d)])
+            target.append(v)
+        ptrs = [_element_ptr(b, o, x.shape, tuple(target))
+                for o, x in zip(outs, bases, strict=True)]
+        current = [_load(b, p, x.shape.element_type) for p, x in zip(ptrs, bases, strict=True)]
+        new = [em.value(x, tuple(at)) for x in updates]
+        for p, v in zip(ptrs, call_scalar(b, comp, [*current, *new]), strict=True):
+            b.store(b.zext(v, u.I8) if v.type == u.I1 else v, p)
+
+    _loop_nest(b, [udims[d] for d in scatter_dims], per_index, name="s")
+
+
+def _emit_select_and_scatter(em: ElementalEmitter, op: Instruction, out: ir.Value) -> None:
+    """out = init; per source element in row-major order, select a window position (the
+    first valid cell, replaced by each later cell the `select` region does not keep) and
+    combine the source value into it with the `scatter` region (XLA's
+    HandleSelectAndScatter)."""
+    from hlotool.interpreter.kernels.reduction import _window_dims
+
+    b = em.b
+    operand, source, init = op.operands
+    shape = op.shape
+    dims = _window_dims(op.attrs.get("window"), shape.rank)
+    ty = u.value_type(shape.element_type)
+    init_value = em.value(init, ())
+    _loop_nest(b, shape.dimensions, lambda i: _store(b, out, shape, i, init_value), name="f")
+    with b.goto_block(b.function.entry_basic_block):
+        best, best_at, have = b.alloca(ty), b.alloca(u.I64), b.alloca(u.I1)
+    inner = ElementalEmitter(b, em.inputs)
+
+    def per_source(s: Index) -> None:
+        b.store(ir.Constant(ty, 0), best)
+        b.store(u.i64(0), best_at)
+        b.store(ir.Constant(u.I1, 0), have)
+        _loop_nest(b, [w.size for w in dims], lambda k: per_cell(s, k), name="k")
+        with b.if_then(b.load(have, typ=u.I1)):
+            ptr = b.gep(out, [b.load(best_at, typ=u.I64)],
+                        source_etype=u.storage_type(shape.element_type), inbounds=True)
+            new, = call_scalar(b, op.attrs["scatter"],
+                               [_load(b, ptr, shape.element_type), em.value(source, s)])
+            b.store(b.zext(new, u.I8) if new.type == u.I1 else new, ptr)
+
+    def per_cell(s: Index, k: Index) -> None:
+        valid, at = window_element(b, dims, s, k, shape.dimensions)
+        with b.if_then(valid):
+            cand, current = inner.value(operand, at), b.load(best, typ=ty)
+            keep, = call_scalar(b, op.attrs["select"], [current, cand])
+            take = b.or_(b.not_(b.load(have, typ=u.I1)), b.not_(keep))
+            b.store(b.select(take, cand, current), best)
+            lin = linear_index(b, shape.dimensions, at)
+            b.store(b.select(take, lin, b.load(best_at, typ=u.I64)), best_at)
+            b.store(ir.Constant(u.I1, 1), have)
+
+    _loop_nest(b, source.shape.dimensions, per_source, name="s")
+
+
+def _emit_variadic_reduce_window(em: ElementalEmitter, op: Instruction,
+                                 outs: list[ir.Value]) -> None:
+    """Per output index, fold every window in row-major order from the init values into
+    one accumulator per input (XLA's EmitElementalReduceWindow, variadic)."""
+    from hlotool.interpreter.kernels.reduction import _window_dims
+
+    b = em.b
+    n = op.operand_count // 2
+    srcs, shapes = op.operands[:n], list(op.shape.tuple_shapes)
+    dims = _window_dims(op.attrs.get("window"), srcs[0].shape.rank)
+    tys = [u.value_type(s.element_type) for s in shapes]
+    with b.goto_block(b.function.entry_basic_block):
+        accs = [b.alloca(ty) for ty in tys]
+    inits = [em.value(i, ()) for i in op.operands[n:]]
+    inner = ElementalEmitter(b, em.inputs)
+    comp: Computation = op.attrs["to_apply"]
+
+    def per_output(o: Index) -> None:
+        for acc, v in zip(accs, inits, strict=True):
+            b.store(v, acc)
+        _loop_nest(b, [w.size for w in dims], lambda k: per_cell(o, k), name="k")
+        for acc, ty, out, shape in zip(accs, tys, outs, shapes, strict=True):
+            _store(b, out, shape, o, b.load(acc, typ=ty))
+
+    def per_cell(o: Index, k: Index) -> None:
+        valid, at = window_element(b, dims, o, k, srcs[0].shape.dimensions)
+        old = [b.load(acc, typ=ty) for acc, ty in zip(accs, tys, strict=True)]
+        new = call_scalar(b, comp, [*old, *(inner.value(x, at) for x in srcs)])
+        for acc, x, y in zip(accs, new, old, strict=True):
+            b.store(b.select(valid, x, y), acc)
+
+    _loop_nest(b, shapes[0].dimensions, per_output, name="o")
+
+
+def _scatter_starts(em: ElementalEmitter, op: Instruction, batch: Index) -> dict[int, ir.Value]:
+    """Start index (i64, unclamped) of every operand dim that has one."""
+    a, b = op.attrs, em.b
+    indices = op.operand(op.operand_count // 2)
+    ivd = a["index_vector_dim"]
+    t = indices.shape.element_type
+    starts: dict[int, ir.Value] = {}
+    for k, d in enumerate(a["scatter_dims_to_operand_dims"]):
+        at = list(batch)
+        if ivd < indices.shape.rank:
+            at.insert(ivd, index_constant(k))
+        starts[d] = as_i64(b, em.value(indices, tuple(at)), t)
+    for d, idim in zip(a.get("input_batching_dims", ()), a.get("scatter_indices_batching_dims", ()),
+                       strict=True):
+        starts[d] = batch[idim if idim < ivd else idim - 1]
+    return starts
+
+
+def _load(b: ir.IRBuilder, ptr: ir.Value, t: PrimitiveType) -> ir.Value:
+    v = b.load(ptr, typ=u.storage_type(t))
+    return b.trunc(v, u.I1) if t is P.PRED else v
+
+
+class _RegionEmitter(ElementalEmitter):
+    """An elemental emitter whose parameters are given scalar values."""
+
+    def __init__(self, builder: ir.IRBuilder, params: dict[int, ir.Value]) -> None:
+        super().__init__(builder, {})
+        self.params = params
+
+    def _emit(self, ins: Instruction, index: Index) -> ir.Value:
+        value = self.params.get(id(ins))
+        return value if value is not None else super()._emit(ins, index)
+
+
+def call_scalar(b: ir.IRBuilder, comp: Computation, args: Sequence[ir.Value]) -> list[ir.Value]:
+    """The results of a scalar computation (a combiner region) applied to `args`,
+    emitted inline with the elemental emitter."""
+    em = _RegionEmitter(b, {id(p): args[p.parameter_number] for p in comp.parameters})
+    root = comp.root
+    assert root is not None
+    roots = list(root.operands) if root.opcode is O.TUPLE else [root]
+    return [em.value(r, ()) for r in roots]
+
+
+# -- runtime -------------------------------------------------------------------------------------
+
+
+class UpdateThunk:
+    """Runs an UpdatePlan on fresh outputs (the runtime's Thunk interface).
+
+    With `in_place`, each aliasable output is a copy of its operand made here and handed
+    to the kernel as both that input and the output (the kernel then skips its copy)."""
+
+    def __init__(self, ins: Instruction, plan: UpdatePlan, library: Any, symbol: str,
+                 in_place: bool = False) -> None:
+        self.fn = library.get_function(symbol)
+        self.ins = ins
+        self.plan = plan
+        self.positions = [_position(ins, i) for i in plan.inputs]
+        self.in_specs = [(i.shape.dimensions, i.shape.element_type.numpy_dtype)
+                         for i in plan.inputs]
+        self.constants = [c for _, c in plan.constants]
+        self.out_specs = [(s.dimensions, s.element_type.numpy_dtype) for s in plan.output_shapes]
+        self.aliasable = plan.aliasable
+        self.in_place = in_place
+        n = len(self.in_specs) + len(self.constants) + len(self.out_specs)
+        self.args = (ctypes.c_void_p * n)()
+        for k, c in enumerate(self.constants):
+            self.args[len(self.in_specs) + k] = c.ctypes.data
+
+    def inputs(self, operands: list[Value], env: dict[int, Value]) -> list[Value]:
+        return [operands[p] for p in self.positions]
+
+    def native_args(self) -> list[tuple[Any, ...]]:
+        """The entry's buffers for the arena runtime (`schedule.NativeArgs`)."""
+        tuple_out = self.ins.shape.is_tuple
+        return [*(("operand", p, ()) for p in self.positions),
+                *(("address", c.ctypes.data) for c in self.constants),
+                *(("output", (k,) if tuple_out else ()) for k in range(len(self.out_specs)))]
+
+    def may_share(self, operand: int, index: tuple[int, ...]) -> bool:
+        """Whether output `index` may be operand `operand`'s buffer (`UpdatePlan.aliasable`)."""
+        source = self.aliasable[index[0] if index else 0]
+        return source is not None and self.positions[source] == operand
+
+    def accepts(self, values: list[Value]) -> bool:
+        return all(isinstance(v, np.ndarray | np.generic) and np.shape(v) == tuple(dims)
+                   for v, (dims, _) in zip(values, self.in_specs, strict=True))
+
+    def __call__(self, values: list[Value]) -> Value:
+        keep = [np.ascontiguousarray(v, dtype=dtype)
+                for v, (_, dtype) in zip(values, self.in_specs, strict=True)]
+        for k, a in enumerate(keep):
+            self.args[k] = a.ctypes.data
+        outs: list[np.ndarray] = []
+        for pos, (dims, dtype) in zip(self.aliasable, self.out_specs, strict=True):
+            if self.in_place and pos is not None:
+                out = np.array(keep[pos], dtype=dtype, copy=True)
+                self.args[pos] = out.ctypes.data
+            else:
+                out = np.empty(dims, dtype)
+            outs.append(out)
+        base = len(keep) + len(self.constants)
+        for k, o in enumerate(outs):
+            self.args[base + k] = o.ctypes.data
+        self.fn(self.args)
+        return tuple(outs) if self.ins.shape.is_tuple else outs[0]
+
+
+def _position(ins: Instruction, src: Instruction) -> int:
+    """Operand position of an input: a fusion parameter's number or the operand index."""
+    if ins.opcode is O.FUSION:
+        return src.parameter_number
+    return next(k for k, o in enumerate(ins.operands) if o is src)
