@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hlotool.interpreter.core import Evaluator, Value, flatten, impl
+from hlotool.interpreter.kernels.elementwise import flush_denormals
 from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
@@ -183,6 +184,11 @@ def _scatter_targets(
     return targets, update_perm
 
 
+def _has_denormals(*arrays: np.ndarray) -> bool:
+    """Whether any f32/f64 value is denormal."""
+    return any(flush_denormals(a) is not a for a in arrays)
+
+
 #: apply(flat operand, positions, updates) in place, for one operand.
 _Apply = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
 
@@ -263,7 +269,12 @@ def _scatter(ev: Evaluator, ins: Instruction, ops: list[Value]) -> Value:
     comp: Computation = ins.attrs["to_apply"]
     fast = _fast_apply(comp, outs[0].dtype) if n == 1 else None
     if fast is not None:
+        start = outs[0].copy() if outs[0].dtype.kind == "f" else None
         fast(outs[0], targets.positions, ups[0])
+        if start is not None and _has_denormals(start, ups[0], outs[0]):
+            # XLA:CPU flushes every step's inputs and result: fold step by step instead.
+            outs[0] = start
+            _apply_region(ev, comp, outs, targets.positions, ups)
     else:
         _apply_region(ev, comp, outs, targets.positions, ups)
     results = [o.reshape(op.shape) for o, op in zip(outs, operands)]
