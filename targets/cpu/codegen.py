@@ -162,7 +162,7 @@ def plan_instruction(ins: Instruction, name: str) -> tuple[KernelPlan | None, st
     for o in ins.operands:
         sources = list(o.operands) if _inlined_product(ins, o) else [o]
         inputs.extend(s for s in sources if all(s is not x for x in inputs))
-    if any(unsupported_reason(s) and s.shape.element_type not in u.NATIVE_TYPES for s in inputs):
+    if any(unsupported_reason(s) and s.shape.element_type not in u.ELEMENTAL_TYPES for s in inputs):
         return None, "operand element type"
     return LoopPlan(name, [ins], inputs), ""
 
@@ -170,7 +170,7 @@ def plan_instruction(ins: Instruction, name: str) -> tuple[KernelPlan | None, st
 def _inlined_product(user: Instruction, operand: Instruction) -> bool:
     """A product the interpreter contracts into `user`: recompute it inside the kernel."""
     return user.opcode in (O.ADD, O.SUBTRACT) and is_fusable_product(operand) and \
-        all(o.shape.is_array and o.shape.element_type in u.NATIVE_TYPES for o in operand.operands)
+        all(o.shape.is_array and o.shape.element_type in u.ELEMENTAL_TYPES for o in operand.operands)
 
 
 def _plan_reduce(ins: Instruction, name: str) -> tuple[ReducePlan | None, str]:
@@ -180,7 +180,7 @@ def _plan_reduce(ins: Instruction, name: str) -> tuple[ReducePlan | None, str]:
     if reason:
         return None, reason
     for o in ins.operands:
-        if not o.shape.is_array or o.shape.element_type not in u.NATIVE_TYPES:
+        if not o.shape.is_array or o.shape.element_type not in u.ELEMENTAL_TYPES:
             return None, f"operand {o.shape}"
     product = fused_product(ins)
     if product is not None and all(
@@ -252,7 +252,7 @@ def _fused_operands(
         if f is skip:
             continue
         if f.opcode is O.PARAMETER:
-            if not f.shape.is_array or f.shape.element_type not in u.NATIVE_TYPES:
+            if not f.shape.is_array or f.shape.element_type not in u.ELEMENTAL_TYPES:
                 return [], f"parameter {f.shape}"
             continue
         if reduces is not None and f.opcode is O.REDUCE:

@@ -12,16 +12,29 @@ from hlotool.ir.types import PrimitiveType
 P = PrimitiveType
 I1 = ir.IntType(1)
 I8 = ir.IntType(8)
+I16 = ir.IntType(16)
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
+F16 = ir.HalfType()
 F32 = ir.FloatType()
 F64 = ir.DoubleType()
+C64 = ir.LiteralStructType([F32, F32])
+C128 = ir.LiteralStructType([F64, F64])
 PTR = ir.PointerType()
 
-#: Element types the CPU code generator computes on natively.
+#: Element types every CPU kernel computes on natively (reductions included).
 NATIVE_TYPES: frozenset[PrimitiveType] = frozenset(
     {P.PRED, P.S8, P.S16, P.S32, P.S64, P.U8, P.U16, P.U32, P.U64, P.F32, P.F64}
 )
+#: Floats narrower than f32: computed in f32 and rounded back after every op (as the
+#: interpreter and XLA:CPU do). f16 values are LLVM `half`; bf16 values are their i16 bits.
+NARROW_FLOATS: frozenset[PrimitiveType] = frozenset({P.F16, P.BF16})
+#: Complex types: values are LLVM `{float, float}` / `{double, double}` (real, imaginary),
+#: laid out as numpy's complex64 / complex128.
+COMPLEX_TYPES: frozenset[PrimitiveType] = frozenset({P.C64, P.C128})
+#: Element types the elemental emitter (loop kernels) computes on; complex ones only for
+#: the ops `kernels.elemental` lists.
+ELEMENTAL_TYPES: frozenset[PrimitiveType] = NATIVE_TYPES | NARROW_FLOATS | COMPLEX_TYPES
 _INT_BITS = {P.S8: 8, P.S16: 16, P.S32: 32, P.S64: 64, P.U8: 8, P.U16: 16, P.U32: 32,
              P.U64: 64}  # fmt: skip
 
@@ -34,6 +47,14 @@ def value_type(t: PrimitiveType) -> ir.Type:
         return F32
     if t is P.F64:
         return F64
+    if t is P.F16:
+        return F16
+    if t is P.BF16:
+        return I16
+    if t is P.C64:
+        return C64
+    if t is P.C128:
+        return C128
     return ir.IntType(_INT_BITS[t])
 
 
@@ -43,7 +64,17 @@ def storage_type(t: PrimitiveType) -> ir.Type:
 
 
 def is_float(t: PrimitiveType) -> bool:
+    """f32 or f64: values are LLVM floats and arithmetic runs on them directly."""
     return t in (P.F32, P.F64)
+
+
+def is_narrow(t: PrimitiveType) -> bool:
+    """f16 or bf16 (see NARROW_FLOATS)."""
+    return t in NARROW_FLOATS
+
+
+def is_complex(t: PrimitiveType) -> bool:
+    return t in COMPLEX_TYPES
 
 
 def is_signed(t: PrimitiveType) -> bool:
@@ -103,6 +134,8 @@ def intrinsic(builder: ir.IRBuilder, name: str, ret: ir.Type, args: list[ir.Valu
 def _mangle(t: ir.Type) -> str:
     if isinstance(t, ir.IntType):
         return f"i{t.width}"
+    if isinstance(t, ir.HalfType):
+        return "f16"
     if isinstance(t, ir.FloatType):
         return "f32"
     if isinstance(t, ir.DoubleType):

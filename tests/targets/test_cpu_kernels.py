@@ -177,3 +177,17 @@ ENTRY e {{
   ROOT r = f32[{",".join(map(str, out))}] negate(t)
 }}"""
     check_native(text, np.arange(np.prod(shape), dtype=np.float32).reshape(shape))
+
+
+@pytest.mark.parametrize("src, dst, dtype", [("f32", "s32", np.float32), ("s32", "f32", np.int32),
+                                             ("f64", "u64", np.float64)])
+def test_bitcast_between_element_types(src: str, dst: str, dtype: type) -> None:
+    text = f"""HloModule m
+ENTRY e {{
+  p = {src}[{N}] parameter(0)
+  b = {dst}[{N}] bitcast(p)
+  ROOT r = {dst}[{N}] add(b, b)
+}}"""
+    x = F32_EDGES.astype(np.float32).view(np.int32).astype(dtype) if src == "s32" else \
+        F32_EDGES.astype(dtype)
+    check_native(text, x)

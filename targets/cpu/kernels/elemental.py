@@ -12,6 +12,13 @@ float -> int converts saturate with NaN -> 0, maximum/minimum propagate NaN with
 Denormal flushing comes from the hardware (the entry point sets MXCSR FTZ/DAZ); the
 interpreter's multiply-add contraction of an f32 product into its only add/subtract
 user is reproduced with `llvm.fma`.
+
+f16 and bf16 (`irutils.NARROW_FLOATS`) are computed as the interpreter computes them
+(numpy float16 / ml_dtypes bfloat16): every op widens its operands to f32, runs the f32
+code (so under the same DAZ/FTZ) and rounds the result back to nearest-even. f16 uses
+the hardware conversions (F16C, as XLA:CPU does; they quiet signaling NaNs, which numpy
+keeps signaling); bf16 rounding is done on the bits as ml_dtypes does (a NaN becomes the
+quiet NaN 0x7fc0 with its sign, denormals are kept).
 """
 
 from __future__ import annotations
@@ -36,10 +43,16 @@ Index = tuple[ir.Value, ...]
 _FLOAT_CMP = {"EQ": "==", "NE": "!=", "GE": ">=", "GT": ">", "LE": "<=", "LT": "<"}
 _INT_CMP = {"EQ": "==", "NE": "!=", "GE": ">=", "GT": ">", "LE": "<=", "LT": "<"}
 
-#: f32-only transcendental functions with a polynomial emitter.
+#: f32 transcendental functions with a polynomial emitter (f16/bf16 use them too).
 _F32_MATH: dict[Opcode, Callable[[ir.IRBuilder, ir.Value], ir.Value]] = {
     O.EXP: fm.exp, O.LOG: fm.log, O.TANH: fm.tanh, O.LOGISTIC: fm.logistic, O.ERF: fm.erf,
 }
+#: f64 transcendental functions with a polynomial emitter.
+_F64_MATH: dict[Opcode, Callable[[ir.IRBuilder, ir.Value], ir.Value]] = {
+    O.EXP: fm.exp64, O.LOG: fm.log64, O.TANH: fm.tanh64, O.LOGISTIC: fm.logistic64,
+    O.ERF: fm.erf64,
+}
+_MATH = {P.F32: _F32_MATH, P.F64: _F64_MATH, P.F16: _F32_MATH, P.BF16: _F32_MATH}
 #: Float unary ops that map to one LLVM intrinsic.
 _FLOAT_INTRINSIC = {O.SQRT: "llvm.sqrt", O.FLOOR: "llvm.floor", O.CEIL: "llvm.ceil",
                     O.ROUND_EVEN: "llvm.roundeven", O.ROUND_AFZ: "llvm.round"}  # fmt: skip
@@ -53,15 +66,31 @@ _FLOAT_UNARY = {O.NEGATE, O.ABS, O.SIGN, O.IS_FINITE, O.RSQRT, *_FLOAT_INTRINSIC
 _FLOAT_BINARY = {O.ADD, O.SUBTRACT, O.MULTIPLY, O.DIVIDE, O.MAXIMUM, O.MINIMUM}
 _INDEX_OPS = {O.BROADCAST, O.RESHAPE, O.BITCAST, O.TRANSPOSE, O.SLICE, O.REVERSE, O.COPY,
               O.PAD, O.CONCATENATE}  # fmt: skip
+#: Ops with a complex operand or result the emitter computes (everything else on complex
+#: values falls back).
+_COMPLEX_OPS = {O.PARAMETER, O.CONSTANT, O.SELECT, O.ADD, O.SUBTRACT, O.MULTIPLY, O.NEGATE,
+                O.REAL, O.IMAG, O.COMPLEX, *_INDEX_OPS}  # fmt: skip
 
 
 def unsupported_reason(ins: Instruction) -> str | None:
     """Why the elemental emitter cannot compute `ins`, or None when it can."""
     shapes = [ins.shape, *(o.shape for o in ins.operands)]
     for s in shapes:
-        if not s.is_array or s.element_type not in u.NATIVE_TYPES or s.is_dynamic:
+        if not s.is_array or s.element_type not in u.ELEMENTAL_TYPES or s.is_dynamic:
             return f"element type or shape {s}"
+    if ins.opcode in (O.GATHER, O.DYNAMIC_SLICE, O.REDUCE_WINDOW):
+        from hlotool.targets.cpu.kernels.indexing import unsupported_indexing
+
+        return unsupported_indexing(ins)
     op, t = ins.opcode, (ins.operand(0).shape.element_type if ins.operands else None)
+    if op is O.BITCAST and t is not ins.shape.element_type:
+        ok = not any(x is P.PRED or u.is_complex(x) for x in (t, ins.shape.element_type)) and \
+            _bits(t) == _bits(ins.shape.element_type)
+        return None if ok else "bitcast between element types"
+    if any(u.is_complex(s.element_type) for s in shapes):
+        ok = op in _COMPLEX_OPS or (op is O.CONVERT and t is ins.shape.element_type) or \
+            (op is O.ABS and t is P.C64)
+        return None if ok else f"{op.value} on complex values"
     if op in (O.PARAMETER, O.CONSTANT, O.IOTA, O.SELECT, O.CLAMP, O.CONVERT) or op in _INDEX_OPS:
         return None
     if op is O.BITCAST_CONVERT:
@@ -72,10 +101,8 @@ def unsupported_reason(ins: Instruction) -> str | None:
         return None
     if t is P.PRED:
         return None if op in _PRED_OPS else f"{op.value} on pred"
-    if u.is_float(t):
-        if op in _FLOAT_UNARY or op in _FLOAT_BINARY:
-            return None
-        if op in _F32_MATH and t is P.F32:
+    if u.is_float(t) or u.is_narrow(t):
+        if op in _FLOAT_UNARY or op in _FLOAT_BINARY or op in _MATH[t]:
             return None
         return f"{op.value} on {t.value}"
     if op in _INT_UNARY or op in _INT_BINARY:
@@ -85,7 +112,9 @@ def unsupported_reason(ins: Instruction) -> str | None:
 
 def _bits(t: PrimitiveType) -> int:
     ty = u.value_type(t)
-    return 64 if isinstance(ty, ir.DoubleType) else 32 if isinstance(ty, ir.FloatType) else ty.width
+    if isinstance(ty, ir.IntType):
+        return ty.width
+    return {ir.HalfType: 16, ir.FloatType: 32, ir.DoubleType: 64}[type(ty)]
 
 
 @dataclass(slots=True)
@@ -104,6 +133,8 @@ class ElementalEmitter:
         #: id(instruction) -> buffer for instructions whose values are loaded, not computed.
         self.inputs = inputs
         self._cache: dict[tuple[int, tuple[int, ...]], ir.Value] = {}
+        #: The index tuples of the cache's keys, kept alive so that no id is reused.
+        self._keys: list[Index] = []
 
     # -- entry point --------------------------------------------------------------------
     def value(self, ins: Instruction, index: Index) -> ir.Value:
@@ -113,6 +144,7 @@ class ElementalEmitter:
         if hit is None:
             hit = self._emit(ins, index)
             self._cache[key] = hit
+            self._keys.append(index)
         return hit
 
     def _emit(self, ins: Instruction, index: Index) -> ir.Value:
@@ -126,11 +158,17 @@ class ElementalEmitter:
             return self._convert_from_index(index[ins.attrs["iota_dimension"]], ins.shape.element_type)
         if op in _INDEX_OPS:
             return self._index_op(ins, index)
+        if op in (O.GATHER, O.DYNAMIC_SLICE, O.REDUCE_WINDOW):
+            from hlotool.targets.cpu.kernels.indexing import emit_indexed
+
+            return emit_indexed(self, ins, index)
         if op is O.CONVERT:
             x = self.operand(ins, 0, index)
             return self.convert(x, ins.operand(0).shape.element_type, ins.shape.element_type)
         if op is O.BITCAST_CONVERT:
-            return self.b.bitcast(self.operand(ins, 0, index), u.value_type(ins.shape.element_type))
+            ty = u.value_type(ins.shape.element_type)
+            x = self.operand(ins, 0, index)
+            return x if x.type == ty else self.b.bitcast(x, ty)
         if op is O.COMPARE:
             return self._compare(ins, index)
         if op is O.SELECT:
@@ -142,6 +180,10 @@ class ElementalEmitter:
         args = [self.operand(ins, i, index) for i in range(ins.operand_count)]
         if t is P.PRED:
             return self._pred_op(op, args)
+        if u.is_complex(t) or op is O.COMPLEX:
+            return self._complex_op(op, args)
+        if u.is_narrow(t):
+            return self._narrow_op(ins, t, args, index)
         if u.is_float(t):
             return self._float_op(ins, t, args, index)
         return self._int_op(op, t, args)
@@ -171,6 +213,8 @@ class ElementalEmitter:
         raise KeyError(f"array constant {ins.name} must be a kernel input")
 
     def _convert_from_index(self, i: ir.Value, t: PrimitiveType) -> ir.Value:
+        if u.is_narrow(t):
+            return self.narrow(self.b.sitofp(i, u.F32), t)
         if u.is_float(t):
             return self.b.sitofp(i, u.value_type(t))
         if t is P.PRED:
@@ -190,7 +234,9 @@ class ElementalEmitter:
             lin = linear_index(self.b, ins.shape.dimensions, index)
             return self.value(src, delinearize(self.b, src.shape.dimensions, lin))
         if op is O.BITCAST:
-            return self.value(src, self._bitcast_index(ins, index))
+            v = self.value(src, self._bitcast_index(ins, index))
+            ty = u.value_type(ins.shape.element_type)
+            return v if v.type == ty else self.b.bitcast(v, ty)
         if op is O.TRANSPOSE:
             perm = ins.attrs["dimensions"]
             out: list[ir.Value] = [u.i64(0)] * len(perm)
@@ -266,7 +312,9 @@ class ElementalEmitter:
         a, c = self.operand(ins, 0, index), self.operand(ins, 1, index)
         t = ins.operand(0).shape.element_type
         direction, ctype = ins.attrs["direction"], ins.attrs.get("type")
-        if u.is_float(t):
+        if u.is_narrow(t) and ctype != "TOTALORDER":
+            a, c, t = self.widen(a, t), self.widen(c, t), P.F32
+        if u.is_float(t) or u.is_narrow(t):
             if ctype == "TOTALORDER":
                 a, c = self._total_order_key(a, t), self._total_order_key(c, t)
                 return self.b.icmp_signed(_INT_CMP[direction], a, c)
@@ -279,13 +327,17 @@ class ElementalEmitter:
 
     def _total_order_key(self, x: ir.Value, t: PrimitiveType) -> ir.Value:
         ity = ir.IntType(_bits(t))
-        k = self.b.bitcast(x, ity)
+        k = x if x.type == ity else self.b.bitcast(x, ity)
         flipped = self.b.xor(k, ir.Constant(ity, (1 << (ity.width - 1)) - 1))
         return self.b.select(self.b.icmp_signed("<", k, ir.Constant(ity, 0)), flipped, k)
 
     def _clamp(self, ins: Instruction, index: Index) -> ir.Value:
         lo, x, hi = (self.operand(ins, i, index) for i in range(3))
         t = ins.shape.element_type
+        if u.is_narrow(t):
+            lo, x, hi = (self.widen(v, t) for v in (lo, x, hi))
+            r = self._extremum(O.MINIMUM, P.F32, hi, self._extremum(O.MAXIMUM, P.F32, lo, x))
+            return self.narrow(r, t)
         if u.is_float(t):
             return self._extremum(O.MINIMUM, t, hi, self._extremum(O.MAXIMUM, t, lo, x))
         return self._int_op(O.MINIMUM, t, [hi, self._int_op(O.MAXIMUM, t, [lo, x])])
@@ -295,6 +347,8 @@ class ElementalEmitter:
         b = self.b
         if src is dst:
             return x
+        if u.is_narrow(src) or u.is_narrow(dst):
+            return self._convert_narrow(x, src, dst)
         ty = u.value_type(dst)
         if dst is P.PRED:
             if u.is_float(src):
@@ -315,7 +369,140 @@ class ElementalEmitter:
             return x
         return b.sext(x, ty) if u.is_signed(src) else b.zext(x, ty)
 
+    # -- f16 / bf16 ------------------------------------------------------------------------------
+    def widen(self, x: ir.Value, t: PrimitiveType) -> ir.Value:
+        """An f16/bf16 value as the f32 it equals (exact)."""
+        b = self.b
+        if t is P.F16:
+            return b.fpext(x, u.F32)
+        return b.bitcast(b.shl(b.zext(x, u.I32), ir.Constant(u.I32, 16)), u.F32)
+
+    def narrow(self, x: ir.Value, t: PrimitiveType) -> ir.Value:
+        """An f32 value rounded to f16/bf16 (nearest-even), as numpy / ml_dtypes round."""
+        return self.b.fptrunc(x, u.F16) if t is P.F16 else f32_to_bf16(self.b, x)
+
+    def _convert_narrow(self, x: ir.Value, src: PrimitiveType, dst: PrimitiveType) -> ir.Value:
+        """Converts from or to f16/bf16, through f32 as the interpreter (and XLA) do,
+        except f64 -> f16, which rounds once."""
+        b = self.b
+        if dst is P.PRED:
+            bits = x if x.type == u.I16 else b.bitcast(x, u.I16)
+            magnitude = b.and_(bits, ir.Constant(u.I16, 0x7FFF))
+            return b.icmp_unsigned("!=", magnitude, ir.Constant(u.I16, 0))
+        if u.is_narrow(src):
+            wide = self.widen(x, src)
+            return wide if dst is P.F32 else self.convert(wide, P.F32, dst)
+        if src is P.F64 and dst is P.F16:
+            return self._f64_to_f16(x)
+        if src is not P.F32:
+            x = self.convert(x, src, P.F32)
+        return self.narrow(x, dst)
+
+    def _f64_to_f16(self, x: ir.Value) -> ir.Value:
+        """f64 -> f16 with one rounding: to f32 rounding to odd, then to nearest-even
+        (f32 keeps more than 11 + 2 bits, so the two roundings equal one)."""
+        b = self.b
+        f = b.fptrunc(x, u.F32)
+        back = b.fpext(f, u.F64)
+        bits = b.bitcast(f, u.I32)
+        away = b.fcmp_ordered(">", u.intrinsic(b, "llvm.fabs", u.F64, [back]),
+                              u.intrinsic(b, "llvm.fabs", u.F64, [x]))
+        bits = b.select(away, b.sub(bits, ir.Constant(u.I32, 1)), bits)
+        inexact = b.fcmp_ordered("!=", back, x)
+        bits = b.select(inexact, b.or_(bits, ir.Constant(u.I32, 1)), bits)
+        return b.fptrunc(b.bitcast(bits, u.F32), u.F16)
+
+    def _narrow_op(self, ins: Instruction, t: PrimitiveType, args: list[ir.Value],
+                   index: Index) -> ir.Value:
+        """An f16/bf16 op: the f32 op on the widened operands, rounded back."""
+        b, op = self.b, ins.opcode
+        one = ir.Constant(u.F32, 1.0)
+        wide = [self.widen(a, t) for a in args]
+        if op is O.LOGISTIC and t is P.F16:
+            # XLA:CPU expands f16 logistic into f16 ops: exp(-x) and 1 + e are rounded too.
+            e = self.widen(self.narrow(fm.exp(b, b.fneg(wide[0])), t), t)
+            d = self.widen(self.narrow(b.fadd(one, e), t), t)
+            return self.narrow(b.fdiv(one, d), t)
+        if op is O.DIVIDE and _divides_by_constant(ins):
+            # A / C => A * (1 / C), the reciprocal rounded to the type (as the interpreter).
+            reciprocal = self.widen(self.narrow(b.fdiv(one, wide[1]), t), t)
+            r = b.fmul(wide[0], reciprocal)
+        else:
+            r = self._float_op(ins, P.F32, wide, index)
+        return r if r.type == u.I1 else self.narrow(r, ins.shape.element_type)
+
+    # -- complex -------------------------------------------------------------------------------
+    def _complex_op(self, op: Opcode, args: list[ir.Value]) -> ir.Value:
+        """complex, real, imag, negate, add, subtract and multiply on (re, im) pairs;
+        multiply as numpy's: re = fma(ar, br, -(ai*bi)), im = fma(ar, bi, ai*br)."""
+        b = self.b
+        if op is O.COMPLEX:
+            return _pack(b, args[0], args[1])
+        re = [b.extract_value(a, 0) for a in args]
+        im = [b.extract_value(a, 1) for a in args]
+        if op is O.REAL:
+            return re[0]
+        if op is O.IMAG:
+            return im[0]
+        if op is O.NEGATE:
+            return _pack(b, b.fneg(re[0]), b.fneg(im[0]))
+        if op is O.ABS:
+            return self._c64_abs(re[0], im[0])
+        if op is O.ADD:
+            return _pack(b, b.fadd(re[0], re[1]), b.fadd(im[0], im[1]))
+        if op is O.SUBTRACT:
+            return _pack(b, b.fsub(re[0], re[1]), b.fsub(im[0], im[1]))
+        ty = re[0].type
+        real = u.intrinsic(b, "llvm.fma", ty, [re[0], re[1], b.fneg(b.fmul(im[0], im[1]))])
+        imag = u.intrinsic(b, "llvm.fma", ty, [re[0], im[1], b.fmul(im[0], re[1])])
+        return _pack(b, real, imag)
+
+    def _c64_abs(self, re: ir.Value, im: ir.Value) -> ir.Value:
+        """|re + i*im| as numpy's complex64 absolute: l * sqrt(fma(s/l, s/l, 1)) with l, s
+        the larger and smaller of |re| and |im| (an inf part gives inf, else a NaN gives
+        NaN). Computed on exact f64 copies, so denormal parts count (the interpreter's abs
+        does not flush) and l * sqrt(...) rounds once, also to a denormal."""
+        b = self.b
+        inf, nan = ir.Constant(u.F32, float("inf")), ir.Constant(u.F32, float("nan"))
+        x = u.intrinsic(b, "llvm.fabs", u.F32, [re])
+        y = u.intrinsic(b, "llvm.fabs", u.F32, [im])
+        x, y = b.select(b.fcmp_ordered("==", y, inf), inf, x), \
+            b.select(b.fcmp_ordered("==", x, inf), inf, y)
+        x, y = b.select(b.fcmp_unordered("uno", y, y), nan, x), \
+            b.select(b.fcmp_unordered("uno", x, x), nan, y)
+        x, y = _exact_f64(b, x), _exact_f64(b, y)
+        large = u.intrinsic(b, "llvm.maximum", u.F64, [x, y])
+        small = u.intrinsic(b, "llvm.minimum", u.F64, [x, y])
+        divide = b.not_(b.or_(b.fcmp_ordered("==", large, ir.Constant(u.F64, 0.0)),
+                              b.fcmp_ordered("==", small, ir.Constant(u.F64, float("inf")))))
+        ratio = b.fptrunc(b.select(divide, b.fdiv(small, large), ir.Constant(u.F64, 0.0)), u.F32)
+        one = ir.Constant(u.F32, 1.0)
+        square = u.intrinsic(b, "llvm.fma", u.F32, [ratio, ratio, one])
+        root = u.intrinsic(b, "llvm.sqrt", u.F32, [square])
+        product = b.fmul(b.fpext(root, u.F64), large)
+        scaled = b.fmul(product, ir.Constant(u.F64, 2.0**149))
+        scaled = u.intrinsic(b, "llvm.roundeven", u.F64, [scaled])
+        denormal = b.bitcast(b.fptosi(scaled, u.I32), u.F32)
+        normal = b.fcmp_unordered(">=", product, ir.Constant(u.F64, 2.0**-126))
+        return b.select(normal, b.fptrunc(product, u.F32), denormal)
+
     # -- arithmetic ------------------------------------------------------------------------
+    def fold(self, op: Opcode, t: PrimitiveType, acc: ir.Value, x: ir.Value) -> ir.Value:
+        """One step op(acc, x) of a single-op reducer on values of type t, as the
+        interpreter's reducer computes it (f16/bf16: in f32, rounded back every step)."""
+        b = self.b
+        if t is P.PRED:
+            return self._pred_op(op, [acc, x])
+        if u.is_narrow(t):
+            return self.narrow(self.fold(op, P.F32, self.widen(acc, t), self.widen(x, t)), t)
+        if u.is_float(t):
+            if op is O.ADD:
+                return b.fadd(acc, x)
+            if op is O.MULTIPLY:
+                return b.fmul(acc, x)
+            return self._extremum(op, t, acc, x)
+        return self._int_op(op, t, [acc, x])
+
     def _pred_op(self, op: Opcode, args: list[ir.Value]) -> ir.Value:
         b = self.b
         if op is O.NOT:
@@ -330,8 +517,8 @@ class ElementalEmitter:
                   index: Index) -> ir.Value:
         b, op, x = self.b, ins.opcode, args[0]
         ty = x.type
-        if op in _F32_MATH:
-            return _F32_MATH[op](b, x)
+        if op in _MATH[t]:
+            return _MATH[t][op](b, x)
         if op in _FLOAT_INTRINSIC:
             return u.intrinsic(b, _FLOAT_INTRINSIC[op], ty, [x])
         if op is O.NEGATE:
@@ -385,17 +572,35 @@ class ElementalEmitter:
         return None
 
     def _extremum(self, op: Opcode, t: PrimitiveType, a: ir.Value, c: ir.Value) -> ir.Value:
-        """IEEE maximum/minimum on inputs read with denormals as zero."""
+        """IEEE maximum/minimum (NaN propagates, -0 < +0) of inputs read with denormals
+        as zero, as XLA's EmitFloatMax/EmitFloatMin under DAZ.
+
+        `llvm.maximum` lowers to vmaxps and blends on x86, and vmaxps reads denormals as
+        zero under the entry's DAZ. Only where LLVM folds the op away (max(x, -inf) = x,
+        also after inlining an accumulator's initial value, or max(x, x)) could a
+        denormal pass through unflushed, so one operand is flushed: `c`, or `a` when `c`
+        is a constant. A reduction passes its accumulator as `a`, which keeps the flush
+        off the loop-carried chain (flushing both cost 6x on a row max)."""
         name = "llvm.maximum" if op is O.MAXIMUM else "llvm.minimum"
-        return u.intrinsic(self.b, name, a.type, [self._daz(a, t), self._daz(c, t)])
+        if a is c:
+            a = c = self._daz(c, t)
+        elif isinstance(c, ir.Constant):
+            a, c = c, self._daz(a, t)
+        else:
+            c = self._daz(c, t)
+        return u.intrinsic(self.b, name, c.type, [a, c])
 
     def _daz(self, x: ir.Value, t: PrimitiveType) -> ir.Value:
-        """x with a denormal replaced by a signed zero (the compare runs under DAZ)."""
-        ty = x.type
-        tiny = float(np.finfo(np.float32 if t is P.F32 else np.float64).tiny)
-        small = self.b.fcmp_ordered("<", u.intrinsic(self.b, "llvm.fabs", ty, [x]), ir.Constant(ty, tiny))
-        zero = u.intrinsic(self.b, "llvm.copysign", ty, [ir.Constant(ty, 0.0), x])
-        return self.b.select(small, zero, x)
+        """x with a denormal replaced by a zero of its sign (a test and a masked and)."""
+        b, ty = self.b, x.type
+        n = _bits(t)
+        ity = ir.IntType(n)
+        bits = b.bitcast(x, ity)
+        mantissa = {32: 23, 64: 52}[n]
+        exponent = b.and_(bits, ir.Constant(ity, ((1 << (n - 1 - mantissa)) - 1) << mantissa))
+        sign = b.and_(bits, ir.Constant(ity, 1 << (n - 1)))
+        small = b.icmp_unsigned("==", exponent, ir.Constant(ity, 0))
+        return b.bitcast(b.select(small, sign, bits), ty)
 
     def _int_op(self, op: Opcode, t: PrimitiveType, args: Sequence[ir.Value]) -> ir.Value:
         b, x = self.b, args[0]
@@ -476,7 +681,44 @@ def _divides_by_constant(ins: Instruction) -> bool:
     return ins.opcode is O.DIVIDE and ew._divides_by_constant(ins)
 
 
+def f32_to_bf16(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    """The bf16 bits of f32 `x` rounded to nearest-even; a NaN becomes 0x7fc0 with its
+    sign (ml_dtypes' rounding; no hardware conversion, which would flush denormals)."""
+    c = lambda v: ir.Constant(u.I32, v)  # noqa: E731
+    bits = b.bitcast(x, u.I32)
+    high = b.lshr(bits, c(16))
+    bias = b.add(b.and_(high, c(1)), c(0x7FFF))
+    rounded = b.lshr(b.add(bits, bias), c(16))
+    quiet = b.or_(b.and_(high, c(0x8000)), c(0x7FC0))
+    is_nan = b.icmp_unsigned(">", b.and_(bits, c(0x7FFFFFFF)), c(0x7F800000))
+    return b.trunc(b.select(is_nan, quiet, rounded), u.I16)
+
+
+def _exact_f64(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    """A non-negative f32 as the f64 it equals, denormals included (fpext would read
+    them as zero under DAZ)."""
+    bits = b.bitcast(x, u.I32)
+    tiny = b.fmul(b.sitofp(bits, u.F64), ir.Constant(u.F64, 2.0**-149))
+    return b.select(b.icmp_unsigned("<", bits, ir.Constant(u.I32, 0x00800000)), tiny,
+                    b.fpext(x, u.F64))
+
+
+def _pack(b: ir.IRBuilder, re: ir.Value, im: ir.Value) -> ir.Value:
+    """The complex value (re, im)."""
+    pair = ir.LiteralStructType([re.type, im.type])
+    return b.insert_value(b.insert_value(ir.Constant(pair, None), re, 0), im, 1)
+
+
 def _scalar_constant(t: PrimitiveType, v: object) -> ir.Constant:
+    if u.is_complex(t):
+        part = u.value_type(t).elements[0]
+        z = complex(v)  # type: ignore[arg-type]
+        return ir.Constant(u.value_type(t), [ir.Constant(part, z.real), ir.Constant(part, z.imag)])
+    if u.is_narrow(t):
+        bits = int(np.asarray(v, t.numpy_dtype).view(np.uint16))
+        if t is P.BF16:
+            return u.const(P.S16, bits)
+        return ir.FormattedConstant(u.F16, f"0xH{bits:04X}")
     if u.is_float(t):
         return ir.Constant(u.value_type(t), float(v))  # type: ignore[arg-type]
     return u.const(t, int(v))  # type: ignore[call-overload]

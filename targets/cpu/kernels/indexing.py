@@ -208,14 +208,17 @@ _ORDER_FREE_OPS = frozenset({O.ADD, O.MULTIPLY, O.MAXIMUM, O.MINIMUM, O.AND, O.O
 
 
 def _order_free(comp: Computation) -> bool:
-    """A reducer that is one commutative, associative op of its two parameters (float
-    add/multiply excluded: they round differently in another order)."""
+    """A reducer that is one commutative, associative op of its two parameters (float,
+    f16/bf16 and complex add/multiply excluded: they round differently in another order)."""
     root, params = comp.root, comp.parameters
     if root is None or root.opcode not in _ORDER_FREE_OPS or len(comp.instructions) != 3:
         return False
     if {id(o) for o in root.operands} != {id(p) for p in params} or len(params) != 2:
         return False
-    return not u.is_float(root.shape.element_type) or root.opcode in (O.MAXIMUM, O.MINIMUM)
+    t = root.shape.element_type
+    if u.is_complex(t):
+        return False
+    return not (u.is_float(t) or u.is_narrow(t)) or root.opcode in (O.MAXIMUM, O.MINIMUM)
 
 
 def _reduce_window(em: ElementalEmitter, ins: Instruction, index: Index) -> ir.Value:
