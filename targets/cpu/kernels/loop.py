@@ -10,11 +10,20 @@ Calling convention: `void <name>(void **buffers)` with the input buffers first (
 `LoopPlan.inputs` order, then `LoopPlan.constants`) and the outputs last. The entry
 point sets MXCSR's flush-to-zero and denormals-are-zero bits around the kernel, as
 XLA:CPU runs, and restores them afterwards.
+
+Threads: the body covers a half-open range `[begin, end)` of its outermost loops (the
+leading output dims, flattened until they hold MIN_OUTER iterations; for a tiled
+transpose, the dims outside the tile plus the tile rows), and a large kernel's entry
+splits that range across threads (`parallel.emit_entry`, as XLA:CPU's outer dimension
+partitions). Every element is computed by the same code whatever the split, so results
+do not depend on the thread count.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,10 +32,16 @@ from llvmlite import ir
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.types import Shape
 from hlotool.targets.cpu import irutils as u
-from hlotool.targets.cpu.kernels.elemental import ElementalEmitter, Input, linear_index
+from hlotool.targets.cpu.kernels import parallel
+from hlotool.targets.cpu.kernels.elemental import (
+    ElementalEmitter,
+    Input,
+    delinearize,
+    linear_index,
+)
 
 #: MXCSR bits: flush-to-zero (15) and denormals-are-zero (6).
-_FTZ_DAZ = 0x8040
+_FTZ_DAZ = parallel.FTZ_DAZ
 
 
 @dataclass(slots=True)
@@ -53,36 +68,68 @@ class LoopPlan:
 def emit_loop_kernel(module: ir.Module, plan: LoopPlan, *, x86: bool = True,
                      symbol: str | None = None) -> None:
     """Add the kernel and its entry point for `plan` to `module` (named `symbol`, by
-    default the plan's name)."""
+    default the plan's name). Large kernels split their outermost loops across threads
+    (`parallel.emit_entry`)."""
     symbol = symbol or plan.name
-    buffers = [i.shape for i in plan.inputs] + [c.shape for c, _ in plan.constants]
-    n_in, n_out = len(buffers), len(plan.roots)
-    body = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR] * (n_in + n_out)),
+    sources = plan.inputs + [c for c, _ in plan.constants]
+    n_ptrs = len(sources) + len(plan.roots)
+    body = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR] * n_ptrs + [u.I64, u.I64]),
                        name=f"{symbol}.body")
     body.linkage = "internal"
     body.attributes.add("noinline")
     body.attributes.add("nounwind")
-    for arg in body.args:
+    for arg in body.args[:n_ptrs]:
         arg.add_attribute("noalias")
-    _emit_body(body, plan)
-    emit_entry(module, symbol, body, x86)
+    outer = _emit_body(body, plan)
+    work = parallel.kernel_work(math.prod(plan.roots[0].shape.dimensions), plan.roots, sources)
+    parallel.emit_entry(module, symbol, body, x86, outer, parallel.max_parts(outer, work))
 
 
-def _emit_body(fn: ir.Function, plan: LoopPlan) -> None:
+def _emit_body(fn: ir.Function, plan: LoopPlan) -> int:
+    """The body over `[begin, end)` of its partitioned range; returns the range's size."""
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     sources = plan.inputs + [c for c, _ in plan.constants]
     inputs = {id(ins): Input(arg, ins.shape) for ins, arg in zip(sources, fn.args, strict=False)}
-    outs = fn.args[len(sources):]
+    outs = fn.args[len(sources):-2]
+    begin, end = fn.args[-2:]
     dims = plan.roots[0].shape.dimensions
     emitter = ElementalEmitter(b, inputs)
     store = lambda index: _store_roots(b, emitter, plan, outs, dims, index)  # noqa: E731
     tiled = _transposed_dim(plan)
     tile = int(plan.tune.get("tile", TILE))
     if tiled is None or tile <= 0:
-        _loop_nest(b, dims, [], store)
-    else:
-        _tiled_nest(b, dims, tiled, store, tile)
+        k = split_rank(dims)
+        with _span(b, begin, end) as f:
+            _loop_nest(b, dims, list(delinearize(b, dims[:k], f)), store)
+        b.ret_void()
+        return math.prod(dims[:k])
+    outer = _tiled_nest(b, dims, tiled, store, tile, (begin, end))
     b.ret_void()
+    return outer
+
+
+#: A loop kernel's partitioned range covers its leading dims until they hold this many
+#: iterations (so a [2, 100000, 64] kernel still splits evenly).
+MIN_OUTER = 64
+
+
+def split_rank(dims: tuple[int, ...]) -> int:
+    """How many leading dims the partitioned range of an untiled loop nest covers: the
+    fewest with MIN_OUTER iterations, but never the contiguous dim of a rank >= 2 array
+    (its loop stays whole for the vectorizer)."""
+    if not dims:
+        return 0
+    k = 1
+    while k < len(dims) - 1 and math.prod(dims[:k]) < MIN_OUTER:
+        k += 1
+    return k
+
+
+@contextmanager
+def _span(b: ir.IRBuilder, begin: ir.Value, end: ir.Value) -> Iterator[ir.Value]:
+    """`for (f = begin; f < end; ++f)`; yields f."""
+    with u.for_range(b, b.sub(end, begin), name="part") as j:
+        yield b.add(begin, j, flags=["nsw", "nuw"])
 
 
 #: Tile edge of blocked transposes (a 32x32 f32 tile of reads and writes stays in L1).
@@ -120,20 +167,19 @@ def _transposed_dim(plan: LoopPlan) -> int | None:
 
 
 def _tiled_nest(b: ir.IRBuilder, dims: tuple[int, ...], j: int,
-                emit: Callable[[tuple[ir.Value, ...]], None], tile: int = TILE) -> None:
-    """Loops over `dims` with dims j and last blocked in tile x tile tiles."""
+                emit: Callable[[tuple[ir.Value, ...]], None], tile: int,
+                span: tuple[ir.Value, ir.Value]) -> int:
+    """Loops over `dims` with dims j and last blocked in tile x tile tiles; the other
+    dims and the tile rows of dim j form the partitioned range `span` (its size is
+    returned)."""
     last = len(dims) - 1
     outer = [d for d in range(len(dims)) if d not in (j, last)]
+    flat = [dims[d] for d in outer] + [-(-dims[j] // tile)]
     index: dict[int, ir.Value] = {}
-
-    def blocks(k: int) -> None:
-        if k < len(outer):
-            with u.for_range(b, dims[outer[k]], name=f"d{outer[k]}") as i:
-                index[outer[k]] = i
-                blocks(k + 1)
-            return
-        with u.for_range(b, -(-dims[j] // tile), name="tj") as tj, \
-                u.for_range(b, -(-dims[last] // tile), name="tl") as tl:
+    with _span(b, *span) as f:
+        *rest, tj = delinearize(b, flat, f)
+        index.update(zip(outer, rest, strict=True))
+        with u.for_range(b, -(-dims[last] // tile), name="tl") as tl:
             j0, l0 = b.mul(tj, u.i64(tile)), b.mul(tl, u.i64(tile))
             nj = _tile_extent(b, j0, dims[j], tile)
             nl = _tile_extent(b, l0, dims[last], tile)
@@ -141,8 +187,7 @@ def _tiled_nest(b: ir.IRBuilder, dims: tuple[int, ...], j: int,
                 index[j] = b.add(j0, ij)
                 index[last] = b.add(l0, il)
                 emit(tuple(index[d] for d in range(len(dims))))
-
-    blocks(0)
+    return math.prod(flat)
 
 
 def _tile_extent(b: ir.IRBuilder, start: ir.Value, n: int, tile: int = TILE) -> ir.Value:
@@ -173,7 +218,8 @@ def _store_roots(b: ir.IRBuilder, emitter: ElementalEmitter, plan: LoopPlan,
 
 
 def emit_entry(module: ir.Module, name: str, body: ir.Function, x86: bool) -> None:
-    """`void name(void **buffers)`: unpack pointers, set FTZ/DAZ, call the body."""
+    """`void name(void **buffers)`: unpack pointers, set FTZ/DAZ, call the body (one
+    thread; `parallel.emit_entry` is the entry of a body over a range)."""
     entry = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR]), name=name)
     b = ir.IRBuilder(entry.append_basic_block("entry"))
     ptrs = [b.load(b.gep(entry.args[0], [u.i64(k)], source_etype=u.PTR), typ=u.PTR)

@@ -18,6 +18,11 @@ op's identity). Order-free reducers (integers, max/min, pred) use the same code.
 An f32 `reduce(multiply(a, b), add)` whose product feeds only the reduce is contracted as
 in XLA:CPU: the first level folds `acc = fma(a, b, acc)`.
 
+**Threads.** A reduce that keeps dims splits its output elements (row-major over the
+kept dims) across threads when it has enough work (`parallel.emit_entry`); the reduced
+dims are never split, so each element's fold is the same on any number of threads. A
+full reduction to a scalar runs on one thread.
+
 **Speed.** A row reduction (one reduced dimension, the contiguous one) folds 8 adjacent
 windows of 32 at once: 8 independent accumulator chains, each in its own exact order,
 combined into the next level in order afterwards. That hides the add latency (one chain
@@ -26,6 +31,7 @@ runs at ~1 element per 4 cycles, 8 chains at the 2 adds/cycle throughput).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -37,7 +43,13 @@ from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType
 from hlotool.targets.cpu import irutils as u
-from hlotool.targets.cpu.kernels.elemental import ElementalEmitter, Input, linear_index
+from hlotool.targets.cpu.kernels import parallel
+from hlotool.targets.cpu.kernels.elemental import (
+    ElementalEmitter,
+    Input,
+    delinearize,
+    linear_index,
+)
 
 O = Opcode
 P = PrimitiveType
@@ -143,18 +155,23 @@ def tree_levels(sizes: Sequence[int]) -> list[_Level]:
 
 
 def emit_reduce_kernel(module: ir.Module, plan: ReducePlan, symbol: str, *, x86: bool) -> None:
-    from hlotool.targets.cpu.kernels.loop import emit_entry
-
+    """Add `symbol` computing `plan`. The output elements (the kept dims) are split
+    across threads when there is enough work (`parallel.emit_entry`); the reduced dims
+    never are, so every element is folded in the same order as on one thread."""
     buffers = len(plan.inputs) + len(plan.constants)
-    body = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR] * (buffers + 1)),
-                       name=f"{symbol}.body")
+    args = [u.PTR] * (buffers + 1) + [u.I64] * 2
+    body = ir.Function(module, ir.FunctionType(ir.VoidType(), args), name=f"{symbol}.body")
     body.linkage = "internal"
     body.attributes.add("noinline")
     body.attributes.add("nounwind")
-    for arg in body.args:
+    for arg in body.args[:buffers + 1]:
         arg.add_attribute("noalias")
     _ReduceEmitter(body, plan).emit()
-    emit_entry(module, symbol, body, x86)
+    red = plan.reduce
+    outputs = math.prod(red.shape.dimensions)
+    sources = plan.inputs + [c for c, _ in plan.constants]
+    work = parallel.kernel_work(math.prod(red.operand(0).shape.dimensions), [red], sources)
+    parallel.emit_entry(module, symbol, body, x86, outputs, parallel.max_parts(outputs, work))
 
 
 class _ReduceEmitter:
@@ -242,18 +259,17 @@ class _ReduceEmitter:
 
     # -- the tree ----------------------------------------------------------------------------
     def emit(self) -> None:
+        """The body over output elements `[begin, end)` (row-major over the kept dims)."""
         b = self.b
         kept_dims = [self.in_dims[d] for d in self.kept]
-        self._kept_loops(kept_dims, [])
+        begin, end = self.fn.args[-2:]
+        self.loop(begin, end, "o", lambda f: self._output(kept_dims, delinearize(b, kept_dims, f)))
         b.ret_void()
         with b.goto_block(self.entry):
             b.branch(self.fn.blocks[1])
 
-    def _kept_loops(self, dims: list[int], index: list[ir.Value]) -> None:
-        if len(index) < len(dims):
-            self.loop(u.i64(0), u.i64(dims[len(index)]), f"o{len(index)}",
-                      lambda i: self._kept_loops(dims, [*index, i]))
-            return
+    def _output(self, dims: list[int], index: Sequence[ir.Value]) -> None:
+        """Fold and store the output element at kept `index`."""
         value = self.level_value(len(self.levels) + 1, index, None)
         if self.t is P.PRED:
             value = self.b.zext(value, u.I8)

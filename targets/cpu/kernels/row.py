@@ -9,11 +9,13 @@ with the elemental emitter, reading the reduces' values from the scratch buffers
 is read while it is still in cache, and no intermediate array is written.
 
 Arguments: inputs, constants, the output, then one scratch buffer per reduce (of the
-reduce's shape; the thunk owns them).
+reduce's shape; the thunk owns them). Large kernels split the rows across threads
+(`parallel.emit_entry`); a row is always computed whole by one thread.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,7 +24,13 @@ from llvmlite import ir
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.targets.cpu import irutils as u
-from hlotool.targets.cpu.kernels.elemental import ElementalEmitter, Input, linear_index
+from hlotool.targets.cpu.kernels import parallel
+from hlotool.targets.cpu.kernels.elemental import (
+    ElementalEmitter,
+    Input,
+    delinearize,
+    linear_index,
+)
 from hlotool.targets.cpu.kernels.reduce import (
     ReducePlan,
     _ReduceEmitter,
@@ -51,21 +59,24 @@ class RowPlan:
 
 
 def emit_row_kernel(module: ir.Module, plan: RowPlan, symbol: str, *, x86: bool) -> None:
-    from hlotool.targets.cpu.kernels.loop import emit_entry
-
+    """Add `symbol` computing `plan`; the rows are split across threads when there is
+    enough work (`parallel.emit_entry`: each row is computed whole by one thread, and
+    writes only its own elements of the output and of the scratch buffers)."""
     n = len(plan.inputs) + len(plan.constants) + 1 + len(plan.scratch)
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR] * n), name=f"{symbol}.body")
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR] * n + [u.I64] * 2),
+                     name=f"{symbol}.body")
     fn.linkage = "internal"
     fn.attributes.add("noinline")
     fn.attributes.add("nounwind")
-    for arg in fn.args:
+    for arg in fn.args[:n]:
         arg.add_attribute("noalias")
     entry = fn.append_basic_block("entry")
     b = ir.IRBuilder(fn.append_basic_block("start"))
     sources = plan.inputs + [c for c, _ in plan.constants]
     inputs = {id(i): Input(a, i.shape) for i, a in zip(sources, fn.args, strict=False)}
     out = fn.args[len(sources)]
-    scratch = fn.args[len(sources) + 1:]
+    scratch = fn.args[len(sources) + 1:n]
+    begin, end = fn.args[n:]
     root = plan.roots[0]
     dims = root.shape.dimensions
     rows = dims[:plan.kept]
@@ -112,15 +123,11 @@ def emit_row_kernel(module: ir.Module, plan: RowPlan, symbol: str, *, x86: bool)
 
         elems(0, [])
 
-    def outer(index: list[ir.Value]) -> None:
-        if len(index) == len(rows):
-            row(index)
-            return
-        with u.for_range(b, rows[len(index)], name=f"row{len(index)}") as i:
-            outer([*index, i])
-
-    outer([])
+    with u.for_range(b, b.sub(end, begin), name="row") as i:
+        row(list(delinearize(b, rows, b.add(begin, i, flags=["nsw", "nuw"]))))
     b.ret_void()
     with b.goto_block(entry):
         b.branch(fn.blocks[1])
-    emit_entry(module, symbol, fn, x86)
+    n_rows = math.prod(rows)
+    work = parallel.kernel_work(math.prod(dims), plan.roots, sources)
+    parallel.emit_entry(module, symbol, fn, x86, n_rows, parallel.max_parts(n_rows, work))

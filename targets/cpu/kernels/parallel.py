@@ -1,0 +1,357 @@
+"""Splitting a kernel's work across the cores, inside the native code.
+
+XLA:CPU partitions a large loop over its outer dimensions and runs the parts on a thread
+pool (`outer_dimension_partitions` in the backend config, xla/service/cpu/
+parallel_task_assignment.cc; the runtime is `ParallelForkJoin`). Here a kernel body takes
+a half-open range `[begin, end)` of its outermost partitionable loop (the first output
+dims of a loop kernel, the rows of a row kernel, the kept dims of a reduce) and the entry
+point hands the range to `hlotool_parallel_for`, a small fork-join runtime written in
+LLVM IR and JIT-compiled once per process by this module:
+
+    void hlotool_parallel_for(void (*part)(void **buffers, i64 begin, i64 end),
+                              void **buffers, i64 n, i64 max_parts)
+
+It uses `parts = min(threads, max_parts, n)` threads: the calling thread and
+`parts - 1` new detached ones (pthread_create; none is kept between calls). The range is
+cut into `min(n, CHUNKS_PER_THREAD * parts)` chunks (chunk c is
+`[n*c/chunks, n*(c+1)/chunks)`) that the threads take first come, first served from an
+atomic counter; the caller returns once every chunk is done, without waiting for a
+thread that has not started yet (it finds no chunk left and only frees its reference to
+the shared state, which is heap allocated and reference counted). So on a busy machine
+a thread the OS does not run delays the kernel by at most one chunk, and a part whose
+thread cannot be created is simply done by the others. Every part function sets MXCSR's
+FTZ/DAZ bits itself (MXCSR is per thread). Two kernels may run at once from different
+Python threads (ctypes releases the GIL): they share nothing but the thread count.
+
+The thread count is not compiled into the kernels (so it is not part of the compile-cache
+key): it is the global `hlotool.threads` of the runtime module, set from Python at import
+to $HLOTOOL_THREADS or, when unset, the number of CPUs this process may run on
+(`os.sched_getaffinity`), and changed with `set_threads`. The compile-time `max_parts`
+of a kernel caps the parts by its amount of work (`kernel_work`, `max_parts`); a kernel
+below two parts' worth is compiled without any call to the runtime, so it never pays
+the thread start (tens of microseconds).
+
+Kernels reach the runtime through `llvmlite.binding.add_symbol`, done at import of this
+module (imported by the loop kernels, hence before any JIT finalization or disk-cache
+load); the runtime's code is never freed (a detached thread may still be leaving it).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from collections.abc import Callable
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+from hlotool.ir.instruction import Instruction
+from hlotool.ir.opcodes import TRANSCENDENTAL, Opcode
+from hlotool.targets.cpu import irutils as u
+
+#: The runtime entry kernels call.
+PARALLEL_FOR = "hlotool_parallel_for"
+#: Most threads one kernel uses.
+MAX_THREADS = 256
+#: Work units (`kernel_work`) one part must have at least. Starting the threads of a
+#: split costs ~20-40 us on the development machine (znver4, 2 cores) and a unit takes
+#: ~0.01-0.03 ns there (gelu: 0.016, a copy: 0.011), so a part runs >= ~60 us and a
+#: kernel splits from ~120 us of single-thread work. (XLA:CPU's DefaultCostModel asks
+#: 100000 "cycles" of flops + 10 x bytes per part, with a pooled runtime.)
+MIN_WORK_PER_PART = 1 << 22
+
+#: MXCSR bits: flush-to-zero (15) and denormals-are-zero (6).
+FTZ_DAZ = 0x8040
+
+_PART = ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64])
+
+
+#: Words of the shared state of one parallel loop (heap allocated: a worker that starts
+#: after the loop is over still reads it, and the last one out frees it).
+_FN, _BUFFERS, _N, _CHUNKS, _NEXT, _DONE, _REFS = range(7)
+_STATE_WORDS = 7
+
+
+def _runtime_ir() -> str:
+    """The runtime module: `hlotool_parallel_for`, its thread routine and the
+    thread-count global."""
+    m = ir.Module(name="hlotool.parallel")
+    count = ir.GlobalVariable(m, u.I64, name="hlotool.threads")
+    count.initializer = u.i64(1)
+    libc = {name: ir.Function(m, ir.FunctionType(ret, args), name=name) for name, ret, args in [
+        ("pthread_create", u.I32, [u.PTR, u.PTR, u.PTR, u.PTR]),
+        ("pthread_detach", u.I32, [u.I64]),
+        ("sched_yield", u.I32, []),
+        ("malloc", u.PTR, [u.I64]),
+        ("free", ir.VoidType(), [u.PTR])]}
+    work, release = _work_loop(m), _release(m, libc["free"])
+    start = ir.Function(m, ir.FunctionType(u.PTR, [u.PTR]), name="hlotool.thread_start")
+    start.linkage = "internal"
+    b = ir.IRBuilder(start.append_basic_block("entry"))
+    b.call(work, start.args)
+    b.call(release, start.args)
+    b.ret(ir.Constant(u.PTR, None))
+
+    fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.I64, u.I64]),
+                     name=PARALLEL_FOR)
+    buffers, n, cap = fn.args[1:]
+    part = _Callee(fn.args[0], _PART)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    smin = lambda x, y: b.select(b.icmp_signed("<", x, y), x, y)  # noqa: E731
+    parts = smin(smin(b.load(count, typ=u.I64), cap), n)
+    serial, alloc, forked = (fn.append_basic_block(x) for x in ("serial", "alloc", "fork"))
+    b.cbranch(b.icmp_signed("<=", parts, u.i64(1)), serial, alloc)
+    b.position_at_end(serial)
+    b.call(part, [buffers, u.i64(0), n])
+    b.ret_void()
+    b.position_at_end(alloc)
+    state = b.call(libc["malloc"], [u.i64(8 * _STATE_WORDS)])
+    b.cbranch(b.icmp_unsigned("==", state, ir.Constant(u.PTR, None)), serial, forked)
+    b.position_at_end(forked)
+    words = [b.ptrtoint(fn.args[0], u.I64), b.ptrtoint(buffers, u.I64), n,
+             smin(n, b.mul(parts, u.i64(CHUNKS_PER_THREAD))), u.i64(0), u.i64(0), parts]
+    for k, v in enumerate(words):
+        b.store(v, _word(b, state, k))
+    tid = b.alloca(u.I64)
+    with u.for_range(b, b.sub(parts, u.i64(1)), name="spawn"):
+        rc = b.call(libc["pthread_create"], [tid, ir.Constant(u.PTR, None), start, state])
+        with b.if_else(b.icmp_signed("==", rc, _i32(0))) as (started, failed):
+            with started:
+                b.call(libc["pthread_detach"], [b.load(tid, typ=u.I64)])
+            with failed:
+                b.call(release, [state])
+    b.call(work, [state])
+    # Wait for the chunks other threads took (not for the threads: a worker that starts
+    # late finds no chunk left and only drops its reference).
+    chunks = b.load(_word(b, state, _CHUNKS), typ=u.I64)
+    wait, waiting, over = (fn.append_basic_block(x) for x in ("wait", "waiting", "over"))
+    b.branch(wait)
+    b.position_at_end(wait)
+    done = b.load_atomic(_word(b, state, _DONE), "acquire", 8, typ=u.I64)
+    b.cbranch(b.icmp_signed("<", done, chunks), waiting, over)
+    b.position_at_end(waiting)
+    b.call(libc["sched_yield"], [])
+    b.branch(wait)
+    b.position_at_end(over)
+    b.call(release, [state])
+    b.ret_void()
+    return str(m)
+
+
+#: Chunks per thread a loop is cut into (taken first come, first served, so a thread
+#: the OS does not run yet delays the loop by at most one chunk).
+CHUNKS_PER_THREAD = 4
+
+
+def _word(b: ir.IRBuilder, state: ir.Value, k: int) -> ir.Value:
+    return b.gep(state, [u.i64(k)], source_etype=u.I64)
+
+
+def _work_loop(m: ir.Module) -> ir.Function:
+    """`void work(state *s)`: run chunks until none is left."""
+    fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [u.PTR]), name="hlotool.work")
+    fn.linkage = "internal"
+    s = fn.args[0]
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    load = lambda k, ty=u.I64: b.load(_word(b, s, k), typ=ty)  # noqa: E731
+    part = _Callee(b.inttoptr(load(_FN), u.PTR), _PART)
+    buffers = b.inttoptr(load(_BUFFERS), u.PTR)
+    n, chunks = load(_N), load(_CHUNKS)
+    take, run, end = (fn.append_basic_block(x) for x in ("take", "run", "end"))
+    b.branch(take)
+    b.position_at_end(take)
+    c = b.atomic_rmw("add", _word(b, s, _NEXT), u.i64(1), "monotonic")
+    b.cbranch(b.icmp_signed("<", c, chunks), run, end)
+    b.position_at_end(run)
+    bound = lambda k: b.udiv(b.mul(n, k), chunks)  # noqa: E731
+    b.call(part, [buffers, bound(c), bound(b.add(c, u.i64(1)))])
+    b.atomic_rmw("add", _word(b, s, _DONE), u.i64(1), "release")
+    b.branch(take)
+    b.position_at_end(end)
+    b.ret_void()
+    return fn
+
+
+def _release(m: ir.Module, free: ir.Function) -> ir.Function:
+    """`void release(state *s)`: drop one reference; the last one frees the state."""
+    fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [u.PTR]), name="hlotool.release")
+    fn.linkage = "internal"
+    s = fn.args[0]
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    old = b.atomic_rmw("sub", _word(b, s, _REFS), u.i64(1), "acq_rel")
+    with b.if_then(b.icmp_signed("==", old, u.i64(1))):
+        b.call(free, [s])
+    b.ret_void()
+    return fn
+
+
+def _i32(v: int) -> ir.Constant:
+    return ir.Constant(u.I32, v)
+
+
+class _Callee:
+    """A function pointer llvmlite can call (an opaque `ptr` plus its function type)."""
+
+    def __init__(self, value: ir.Value, function_type: ir.FunctionType) -> None:
+        self.value = value
+        self.type = value.type
+        self.function_type = function_type
+
+    def get_reference(self) -> str:
+        return self.value.get_reference()
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+class _Runtime:
+    """The JIT-compiled runtime module (kept alive for the life of the process)."""
+
+    def __init__(self) -> None:
+        from hlotool.targets.cpu.jit import host, target_machine
+
+        libc = ctypes.CDLL(None)
+        for name in ("pthread_create", "pthread_detach", "sched_yield", "malloc", "free"):
+            llvm.add_symbol(name, ctypes.cast(getattr(libc, name), ctypes.c_void_p).value)
+        mod = llvm.parse_assembly(_runtime_ir())
+        mod.triple = host().triple
+        mod.verify()
+        self.engine = llvm.create_mcjit_compiler(mod, target_machine())
+        self.engine.finalize_object()
+        llvm.add_symbol(PARALLEL_FOR, self.engine.get_function_address(PARALLEL_FOR))
+        address = self.engine.get_global_value_address("hlotool.threads")
+        self.threads = ctypes.c_int64.from_address(address)
+        # Never freed: a detached worker may still be leaving this code at exit.
+        self.engine.detach()
+
+
+def default_threads() -> int:
+    """$HLOTOOL_THREADS when set (>= 1), else the CPUs this process may run on."""
+    env = os.environ.get("HLOTOOL_THREADS", "").strip()
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError:
+            pass
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def threads() -> int:
+    """The number of threads a kernel splits its work across now."""
+    return _RUNTIME.threads.value if _RUNTIME is not None else 1
+
+
+def set_threads(n: int | None = None) -> int:
+    """Use `n` threads from now on (None: `default_threads()`); returns the old count.
+
+    Takes effect for every compiled kernel, also those loaded from the disk cache.
+    Without the runtime (no pthreads) everything runs on one thread."""
+    if _RUNTIME is None:
+        return 1
+    old = _RUNTIME.threads.value
+    _RUNTIME.threads.value = min(MAX_THREADS, max(1, default_threads() if n is None else int(n)))
+    return old
+
+
+def max_parts(outer: int, work: int) -> int:
+    """The most parts worth running for a kernel with `outer` partitionable iterations
+    and `work` work units (`kernel_work`): 1 below 2 * MIN_WORK_PER_PART (and always
+    without the runtime)."""
+    if _RUNTIME is None:
+        return 1
+    return max(1, min(outer, MAX_THREADS, work // MIN_WORK_PER_PART))
+
+
+#: Ops that cost (almost) nothing per element in a fused loop.
+_FREE = frozenset({Opcode.PARAMETER, Opcode.CONSTANT, Opcode.BROADCAST, Opcode.RESHAPE,
+                   Opcode.BITCAST, Opcode.TUPLE, Opcode.GET_TUPLE_ELEMENT})  # fmt: skip
+#: Work units of a transcendental op (a polynomial of ~10-20 flops).
+TRANSCENDENTAL_WORK = 8
+
+
+def kernel_work(elements: int, roots: list[Instruction], inputs: list[Instruction]) -> int:
+    """Work units of a kernel that evaluates `roots` from `inputs` at `elements` points:
+    ops (`ops_per_element`) plus the bytes it reads and writes, as XLA:CPU's cost model
+    adds flops and bytes accessed (xla/service/cpu/parallel_task_assignment.cc)."""
+    nbytes = sum(i.shape.byte_size for i in [*inputs, *roots])
+    return elements * ops_per_element(roots, inputs) + nbytes
+
+
+def ops_per_element(roots: list[Instruction], inputs: list[Instruction]) -> int:
+    """Work units per output element of the expression computing `roots` from `inputs`
+    (1 per op, TRANSCENDENTAL_WORK per transcendental; at least 1)."""
+    leaves = {id(i) for i in inputs}
+    stack, seen, total = list(roots), set(), 0
+    while stack:
+        ins = stack.pop()
+        if id(ins) in seen or id(ins) in leaves:
+            continue
+        seen.add(id(ins))
+        if ins.opcode not in _FREE:
+            total += TRANSCENDENTAL_WORK if ins.opcode in TRANSCENDENTAL else 1
+        stack.extend(ins.operands)
+    return max(1, total)
+
+
+def emit_entry(module: ir.Module, name: str, body: ir.Function, x86: bool, n: int,
+               parts: int) -> None:
+    """`void name(void **buffers)` running `body(buffers..., i64 begin, i64 end)` over
+    `[0, n)`, split into at most `parts` parts (1: on the calling thread only).
+
+    Adds `name.part(void **buffers, i64 begin, i64 end)`, which unpacks the buffers, sets
+    FTZ/DAZ in MXCSR (per thread, as XLA:CPU runs), calls the body and restores MXCSR."""
+    part = ir.Function(module, _PART, name=f"{name}.part")
+    part.linkage = "internal"
+    b = ir.IRBuilder(part.append_basic_block("entry"))
+    buffers, begin, end = part.args
+    ptrs = [b.load(b.gep(buffers, [u.i64(k)], source_etype=u.PTR), typ=u.PTR)
+            for k in range(len(body.args) - 2)]
+    _with_ftz(b, x86, lambda: b.call(body, [*ptrs, begin, end]))
+    b.ret_void()
+    entry = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR]), name=name)
+    b = ir.IRBuilder(entry.append_basic_block("entry"))
+    if parts <= 1:
+        b.call(part, [entry.args[0], u.i64(0), u.i64(n)])
+    else:
+        run = module.globals.get(PARALLEL_FOR) or ir.Function(
+            module, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.I64, u.I64]), name=PARALLEL_FOR)
+        b.call(run, [part, entry.args[0], u.i64(n), u.i64(parts)])
+    b.ret_void()
+
+
+def _with_ftz(b: ir.IRBuilder, x86: bool, call: Callable[[], object]) -> None:
+    """Run `call()` with MXCSR's FTZ/DAZ bits set (x86 only), restoring MXCSR after."""
+    if not x86:
+        call()
+        return
+    with b.goto_block(b.function.entry_basic_block):
+        saved, mode = b.alloca(u.I32), b.alloca(u.I32)
+    stmxcsr = _declare(b.module, "llvm.x86.sse.stmxcsr")
+    ldmxcsr = _declare(b.module, "llvm.x86.sse.ldmxcsr")
+    b.call(stmxcsr, [saved])
+    b.store(b.or_(b.load(saved, typ=u.I32), _i32(FTZ_DAZ)), mode)
+    b.call(ldmxcsr, [mode])
+    call()
+    b.call(ldmxcsr, [saved])
+
+
+def _declare(module: ir.Module, name: str) -> ir.Function:
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR]), name=name)
+    return fn
+
+
+def _start() -> _Runtime | None:
+    """The runtime, or None where libc has no pthreads (kernels then run on one thread)."""
+    try:
+        return _Runtime()
+    except (AttributeError, OSError):
+        return None
+
+
+_RUNTIME = _start()
+set_threads()
