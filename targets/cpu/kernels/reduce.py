@@ -13,7 +13,8 @@ window is folded in row-major order starting from the init value, and the window
 results are reduced again the same way; the last level folds everything left in
 row-major order from the init value. The kernel evaluates exactly that tree, level by
 level, with one scalar accumulator per level (padding cells are skipped: they hold the
-op's identity). Order-free reducers (integers, max/min, pred) use the same code.
+op's identity). Order-free reducers (integers, pred, float max/min) give the same result
+in any order, so they fold in one pass that LLVM vectorizes (`fold_levels`).
 
 An f32 `reduce(multiply(a, b), add)` whose product feeds only the reduce is contracted as
 in XLA:CPU: the first level folds `acc = fma(a, b, acc)`.
@@ -135,7 +136,19 @@ def is_row_reduction(plan: ReducePlan) -> bool:
     red = plan.reduce
     dims = red.operand(0).shape.dimensions
     rdims = sorted(red.attrs["dimensions"])
-    return len(rdims) == 1 and rdims[0] == len(dims) - 1 and dims[-1] > TREE_WINDOW
+    return len(rdims) == 1 and rdims[0] == len(dims) - 1 and dims[-1] > TREE_WINDOW and \
+        bool(fold_levels(red))
+
+
+def fold_levels(reduce: Instruction) -> list[_Level]:
+    """The tree levels a reduce folds through: XLA:CPU's tree, except for reducers whose
+    result does not depend on the order (integer and pred ops, float max/min), which
+    fold everything in one vectorizable pass with the same result."""
+    op, t = reducer_op(reduce), reduce.shape.element_type
+    if op is not None and (not u.is_float(t) or op in (O.MAXIMUM, O.MINIMUM)):
+        return []
+    src = reduce.operand(0).shape.dimensions
+    return tree_levels([src[d] for d in reduce.attrs["dimensions"]])
 
 
 def tree_levels(sizes: Sequence[int]) -> list[_Level]:
@@ -196,7 +209,7 @@ class _ReduceEmitter:
         self.in_dims = src
         self.rdims = sorted(red.attrs["dimensions"])
         self.kept = [d for d in range(len(src)) if d not in self.rdims]
-        self.levels = tree_levels([src[d] for d in self.rdims])
+        self.levels = fold_levels(red)
 
     # -- helpers -----------------------------------------------------------------------------
     def acc(self, name: str) -> ir.Value:

@@ -36,7 +36,7 @@ from hlotool.targets.cpu.kernels.reduce import (
     _ReduceEmitter,
     fused_product,
     reducer_op,
-    tree_levels,
+    fold_levels,
 )
 
 O = Opcode
@@ -96,7 +96,7 @@ def emit_row_kernel(module: ir.Module, plan: RowPlan, symbol: str, *, x86: bool)
             src = red.operand(0).shape.dimensions
             r.in_dims, r.rdims = src, sorted(red.attrs["dimensions"])
             r.kept = [d for d in range(len(src)) if d not in r.rdims]
-            r.levels = tree_levels([src[d] for d in r.rdims])
+            r.levels = fold_levels(red)
             value = r.level_value(len(r.levels) + 1, index, None)
             if r.t.value == "pred":
                 value = b.zext(value, u.I8)
