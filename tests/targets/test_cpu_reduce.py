@@ -143,3 +143,32 @@ ENTRY e {{
     a = rng.standard_normal(shape(lhs)).astype(dt)
     a.flat[0] = 1e-40
     check(text, a, rng.standard_normal(shape(rhs)).astype(dt))
+
+
+@pytest.mark.parametrize("t, dtype", [("bf16", "bfloat16"), ("f16", "float16")])
+@pytest.mark.parametrize("op", ["add", "maximum", "multiply"])
+@pytest.mark.parametrize("dims", [(7, 300), (3, 40, 5)])
+def test_narrow_float_reductions_round_every_step(t: str, dtype: str, op: str,
+                                                   dims: tuple[int, ...]) -> None:
+    import ml_dtypes  # noqa: F401
+
+    shape = ",".join(map(str, dims))
+    out = ",".join(map(str, dims[:-1]))
+    text = f"""HloModule m
+r {{
+  a = {t}[] parameter(0)
+  b = {t}[] parameter(1)
+  ROOT c = {t}[] {op}(a, b)
+}}
+ENTRY e {{
+  x = {t}[{shape}] parameter(0)
+  z = {t}[] constant(1)
+  ROOT s = {t}[{out}] reduce(x, z), dimensions={{{len(dims) - 1}}}, to_apply=r
+}}"""
+    rng = np.random.default_rng(3)
+    scale = 1.01 if op == "multiply" else 3.0
+    x = (rng.standard_normal(dims) * (0.01 if op == "multiply" else scale) +
+         (1.0 if op == "multiply" else 0.0)).astype(np.dtype(dtype))
+    got, want, ex = run_both(text, x)
+    assert ex.stats.fallback == 0
+    np.testing.assert_array_equal(np.asarray(got).view(np.uint16), np.asarray(want).view(np.uint16))

@@ -96,9 +96,9 @@ def reducer_op(reduce: Instruction) -> Opcode | None:
     if any(p.shape.element_type is not t or p.shape.rank for p in params) or \
             root.shape.element_type is not t or reduce.operand(0).shape.element_type is not t:
         return None
-    if t not in u.NATIVE_TYPES:
+    if t not in u.NATIVE_TYPES | u.NARROW_FLOATS:
         return None
-    if u.is_float(t) and root.opcode in (O.AND, O.OR, O.XOR):
+    if (u.is_float(t) or u.is_narrow(t)) and root.opcode in (O.AND, O.OR, O.XOR):
         return None
     return root.opcode
 
@@ -145,7 +145,7 @@ def fold_levels(reduce: Instruction) -> list[_Level]:
     result does not depend on the order (integer and pred ops, float max/min), which
     fold everything in one vectorizable pass with the same result."""
     op, t = reducer_op(reduce), reduce.shape.element_type
-    if op is not None and (not u.is_float(t) or op in (O.MAXIMUM, O.MINIMUM)):
+    if op is not None and (not (u.is_float(t) or u.is_narrow(t)) or op in (O.MAXIMUM, O.MINIMUM)):
         return []
     src = reduce.operand(0).shape.dimensions
     return tree_levels([src[d] for d in reduce.attrs["dimensions"]])
@@ -222,16 +222,7 @@ class _ReduceEmitter:
         return self.emitter.value(self.red.operand(1), ())
 
     def combine(self, a: ir.Value, c: ir.Value) -> ir.Value:
-        b, op, t = self.b, self.op, self.t
-        if t is P.PRED:
-            return self.emitter._pred_op(op, [a, c])
-        if u.is_float(t):
-            if op is O.ADD:
-                return b.fadd(a, c)
-            if op is O.MULTIPLY:
-                return b.fmul(a, c)
-            return self.emitter._extremum(op, t, a, c)
-        return self.emitter._int_op(op, t, [a, c])
+        return self.emitter.fold(self.op, self.t, a, c)
 
     def leaf(self, acc: ir.Value, kept: Sequence[ir.Value], pos: Sequence[ir.Value]) -> ir.Value:
         """acc combined with the input element at kept index + reduced position."""
