@@ -191,3 +191,28 @@ ENTRY e {{
     x = F32_EDGES.astype(np.float32).view(np.int32).astype(dtype) if src == "s32" else \
         F32_EDGES.astype(dtype)
     check_native(text, x)
+
+
+@pytest.mark.parametrize("t, dtype", [("f32", np.float32), ("s32", np.int32), ("f64", np.float64)])
+@pytest.mark.parametrize("dims, perm", [((64, 96), (1, 0)), ((3, 40, 72), (0, 2, 1)),
+                                        ((16, 24, 40), (2, 0, 1)), ((40, 37), (1, 0))])
+def test_block_transposes(t: str, dtype: type, dims: tuple[int, ...], perm: tuple[int, ...]) -> None:
+    """Pure transposes move 8x8 blocks through registers (dims multiple of 8) or fall
+    back to the per-element tiles; both equal numpy's transpose."""
+    out = tuple(dims[p] for p in perm)
+    shape = lambda d: f"{t}[{','.join(map(str, d))}]"  # noqa: E731
+    text = f"""HloModule m
+fused {{
+  p = {shape(dims)} parameter(0)
+  tr = {shape(out)} transpose(p), dimensions={{{','.join(map(str, perm))}}}
+  ROOT c = {shape(out)} copy(tr)
+}}
+ENTRY e {{
+  x = {shape(dims)} parameter(0)
+  ROOT f = {shape(out)} fusion(x), kind=kLoop, calls=fused
+}}"""
+    x = np.arange(np.prod(dims)).reshape(dims).astype(dtype)
+    got, want, ex = run_both(text, x)
+    assert ex.stats.fallback == 0
+    np.testing.assert_array_equal(got, np.transpose(x, perm))
+    assert_same(got, want)

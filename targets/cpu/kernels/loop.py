@@ -30,6 +30,7 @@ import numpy as np
 from llvmlite import ir
 
 from hlotool.ir.instruction import Instruction
+from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import Shape
 from hlotool.targets.cpu import irutils as u
 from hlotool.targets.cpu.kernels import parallel
@@ -42,6 +43,8 @@ from hlotool.targets.cpu.kernels.elemental import (
 
 #: MXCSR bits: flush-to-zero (15) and denormals-are-zero (6).
 _FTZ_DAZ = parallel.FTZ_DAZ
+
+O = Opcode
 
 
 @dataclass(slots=True)
@@ -103,9 +106,98 @@ def _emit_body(fn: ir.Function, plan: LoopPlan) -> int:
             _loop_nest(b, dims, list(delinearize(b, dims[:k], f)), store)
         b.ret_void()
         return math.prod(dims[:k])
-    outer = _tiled_nest(b, dims, tiled, store, tile, (begin, end))
+    perm = _pure_permutation(plan)
+    if perm is not None and tile % BLOCK == 0 and dims[tiled] % BLOCK == 0 and \
+            dims[-1] % BLOCK == 0:
+        blocks = _BlockTranspose(b, fn.args[0], outs[0], plan, perm)
+        outer = _tiled_nest(b, dims, tiled, store, tile, (begin, end), blocks)
+    else:
+        outer = _tiled_nest(b, dims, tiled, store, tile, (begin, end))
     b.ret_void()
     return outer
+
+
+#: Edge of the square blocks a pure transpose moves through vector registers.
+BLOCK = 8
+
+
+def _pure_permutation(plan: LoopPlan) -> list[int] | None:
+    """For a kernel that only permutes its one input (copies and transposes of it, as
+    XLA's transpose fusions), the output-to-input dim map: output dim d is input dim
+    perm[d]. Elements of 4 or 8 bytes only (a <8 x T> row fits a vector register)."""
+    if len(plan.roots) != 1 or len(plan.inputs) != 1 or plan.constants:
+        return None
+    ins, source = plan.roots[0], plan.inputs[0]
+    if ins.shape.element_type is not source.shape.element_type or \
+            ins.shape.element_type.bits not in (32, 64) or ins.shape.element_type.value == "pred":
+        return None
+    perm = list(range(ins.shape.rank))
+    while ins is not source:
+        if ins.opcode is O.TRANSPOSE:
+            perm = [list(ins.attrs["dimensions"])[d] for d in perm]
+        elif ins.opcode is not O.COPY:
+            return None
+        ins = ins.operand(0)
+    return perm if perm != sorted(perm) else None
+
+
+class _BlockTranspose:
+    """Moves one BLOCK x BLOCK block of a pure transpose: BLOCK vector loads along the
+    input's contiguous dim, an in-register transpose, BLOCK vector stores along the
+    output's (XLA:CPU's tiled transpose emitter does the same with shuffles)."""
+
+    def __init__(self, b: ir.IRBuilder, src: ir.Value, dst: ir.Value, plan: LoopPlan,
+                 perm: list[int]) -> None:
+        self.b, self.src, self.dst, self.perm = b, src, dst, perm
+        self.in_dims = plan.inputs[0].shape.dimensions
+        self.out_dims = plan.roots[0].shape.dimensions
+        t = plan.roots[0].shape.element_type
+        self.ty = u.storage_type(t)
+        self.vec = ir.VectorType(self.ty, BLOCK)
+        self.align = t.bits // 8
+
+    def __call__(self, index: dict[int, ir.Value], j: int, last: int) -> None:
+        """The block whose first output element is at `index` (dims j and last at the
+        block's corner)."""
+        b = self.b
+        rows = []
+        for c in range(BLOCK):
+            at = dict(index)
+            at[last] = b.add(index[last], u.i64(c))
+            source = [u.i64(0)] * len(self.in_dims)
+            for d, v in at.items():
+                source[self.perm[d]] = v
+            ptr = b.gep(self.src, [linear_index(b, self.in_dims, tuple(source))],
+                        source_etype=self.ty, inbounds=True)
+            rows.append(b.load(ptr, typ=self.vec, align=self.align))
+        for r, row in enumerate(_transpose_block(b, rows)):
+            at = dict(index)
+            at[j] = b.add(index[j], u.i64(r))
+            ptr = b.gep(self.dst, [linear_index(b, self.out_dims, tuple(at[d] for d in sorted(at)))],
+                        source_etype=self.ty, inbounds=True)
+            b.store(row, ptr, align=self.align)
+
+
+def _lanes(indices: list[int]) -> ir.Constant:
+    return ir.Constant(ir.VectorType(u.I32, len(indices)), indices)
+
+
+def _transpose_block(b: ir.IRBuilder, rows: list[ir.Value]) -> list[ir.Value]:
+    """Transpose BLOCK vectors of BLOCK lanes: each stage swaps one bit of the row
+    number with the same bit of the lane number (log2(BLOCK) stages of shuffles)."""
+    rows = list(rows)
+    bit = 1
+    while bit < BLOCK:
+        low = [j if not j & bit else BLOCK + (j ^ bit) for j in range(BLOCK)]
+        high = [j | bit if not j & bit else BLOCK + j for j in range(BLOCK)]
+        for i in range(BLOCK):
+            if i & bit:
+                continue
+            a, c = rows[i], rows[i | bit]
+            rows[i] = b.shuffle_vector(a, c, _lanes(low))
+            rows[i | bit] = b.shuffle_vector(a, c, _lanes(high))
+        bit *= 2
+    return rows
 
 
 #: A loop kernel's partitioned range covers its leading dims until they hold this many
@@ -168,10 +260,10 @@ def _transposed_dim(plan: LoopPlan) -> int | None:
 
 def _tiled_nest(b: ir.IRBuilder, dims: tuple[int, ...], j: int,
                 emit: Callable[[tuple[ir.Value, ...]], None], tile: int,
-                span: tuple[ir.Value, ir.Value]) -> int:
+                span: tuple[ir.Value, ir.Value], blocks: _BlockTranspose | None = None) -> int:
     """Loops over `dims` with dims j and last blocked in tile x tile tiles; the other
     dims and the tile rows of dim j form the partitioned range `span` (its size is
-    returned)."""
+    returned). With `blocks`, each tile moves BLOCK x BLOCK blocks at a time."""
     last = len(dims) - 1
     outer = [d for d in range(len(dims)) if d not in (j, last)]
     flat = [dims[d] for d in outer] + [-(-dims[j] // tile)]
@@ -183,6 +275,14 @@ def _tiled_nest(b: ir.IRBuilder, dims: tuple[int, ...], j: int,
             j0, l0 = b.mul(tj, u.i64(tile)), b.mul(tl, u.i64(tile))
             nj = _tile_extent(b, j0, dims[j], tile)
             nl = _tile_extent(b, l0, dims[last], tile)
+            if blocks is not None:
+                per = u.i64(BLOCK)
+                with u.for_range(b, b.udiv(nj, per), name="bj") as bj, \
+                        u.for_range(b, b.udiv(nl, per), name="bl") as bl:
+                    index[j] = b.add(j0, b.mul(bj, per))
+                    index[last] = b.add(l0, b.mul(bl, per))
+                    blocks(index, j, last)
+                return math.prod(flat)
             with u.for_range(b, nj, name="ij") as ij, u.for_range(b, nl, name="il") as il:
                 index[j] = b.add(j0, ij)
                 index[last] = b.add(l0, il)
