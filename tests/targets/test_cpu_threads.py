@@ -23,6 +23,7 @@ from hlotool.targets.cpu import compile_module
 from hlotool.targets.cpu.cache import DiskCache
 from hlotool.targets.cpu.kernels import parallel
 from tests.targets.conftest import assert_same
+from tests.targets.test_cpu_reduce import reduce_text
 from tests.targets.test_cpu_row import LAYERNORM, softmax_text
 
 THREADS = (1, 2, 3, 5)
@@ -140,38 +141,21 @@ def test_layernorm_two_row_dims(low_threshold: None) -> None:
     check_split(LAYERNORM, rand(3, 5, 300, seed=4), rand(300, seed=5))
 
 
-def reduce_text(shape: tuple[int, ...], dims: tuple[int, ...], t: str = "f32",
-                op: str = "add") -> str:
-    s = ",".join(map(str, shape))
-    o = ",".join(str(n) for d, n in enumerate(shape) if d not in dims)
-    return f"""HloModule m
-r {{
-  x = {t}[] parameter(0)
-  y = {t}[] parameter(1)
-  ROOT z = {t}[] {op}(x, y)
-}}
-ENTRY e {{
-  a = {t}[{s}] parameter(0)
-  c = {t}[] constant(0)
-  ROOT r = {t}[{o}] reduce(a, c), dimensions={{{",".join(map(str, dims))}}}, to_apply=r
-}}"""
-
-
 @pytest.mark.parametrize("shape,dims", [((33, 1000), (1,)), ((1000, 33), (0,)),
                                         ((5, 7, 300), (2,)), ((6, 70, 9), (0, 2)),
                                         ((3, 2), (1,))])
 def test_reduce_keeping_dims(low_threshold: None, shape: tuple[int, ...],
                              dims: tuple[int, ...]) -> None:
-    check_split(reduce_text(shape, dims), rand(*shape, seed=6))
+    check_split(reduce_text(shape, list(dims), "add"), rand(*shape, seed=6))
 
 
 def test_integer_max_reduce(low_threshold: None) -> None:
     x = np.random.default_rng(7).integers(-1000, 1000, (17, 500), dtype=np.int32)
-    check_split(reduce_text((17, 500), (1,), "s32", "maximum"), x)
+    check_split(reduce_text((17, 500), [1], "maximum", "s32"), x)
 
 
 def test_full_reduction_stays_on_one_thread(low_threshold: None) -> None:
-    check_split(reduce_text((100, 100), (0, 1)), rand(100, 100, seed=8), split=False)
+    check_split(reduce_text((100, 100), [0, 1], "add"), rand(100, 100, seed=8), split=False)
 
 
 def test_small_kernels_do_not_split() -> None:

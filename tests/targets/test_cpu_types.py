@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from tests.targets.conftest import assert_same, run_both
+from tests.targets.test_cpu_kernels import binary, unary
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F16 = np.dtype(np.float16)
@@ -72,23 +73,6 @@ def same_bits(got: object, want: object, any_nan: bool = False) -> None:
     assert np.array_equal(bits(got), bits(want)), [(i, got[i], want[i]) for i in bad[:5]]
 
 
-def unary(op: str, t: str, n: int, out: str | None = None) -> str:
-    return f"""HloModule m
-ENTRY e {{
-  p = {t}[{n}] parameter(0)
-  ROOT r = {out or t}[{n}] {op}(p)
-}}"""
-
-
-def binary(op: str, t: str, n: int, out: str | None = None, extra: str = "") -> str:
-    return f"""HloModule m
-ENTRY e {{
-  a = {t}[{n}] parameter(0)
-  b = {t}[{n}] parameter(1)
-  ROOT r = {out or t}[{n}] {op}(a, b){extra}
-}}"""
-
-
 # -- f16 / bf16: exact ops on every bit pattern ------------------------------------------------
 
 
@@ -98,13 +82,13 @@ ENTRY e {{
                                 "tanh", "logistic", "erf"])
 def test_narrow_unary_every_value(t: str, op: str) -> None:
     x = all_patterns(t, quiet=t == "f16")
-    same_bits(*native(unary(op, t, x.size), x))
+    same_bits(*native(unary(op, t, n=x.size), x))
 
 
 @pytest.mark.parametrize("t", sorted(NARROW))
 def test_narrow_is_finite(t: str) -> None:
     x = all_patterns(t)
-    same_bits(*native(unary("is-finite", t, x.size, "pred"), x))
+    same_bits(*native(unary("is-finite", t, "pred", n=x.size), x))
 
 
 def _pairs(t: str) -> tuple[np.ndarray, np.ndarray]:
@@ -227,7 +211,7 @@ ENTRY e {{
                                           ("s16", "f16"), ("bf16", "f16")])
 def test_bitcast_convert_narrow(src: str, dst: str) -> None:
     x = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(ALL_TYPES[src])
-    same_bits(*native(unary("bitcast-convert", src, x.size, dst), x))
+    same_bits(*native(unary("bitcast-convert", src, dst, n=x.size), x))
 
 
 # -- f64 transcendentals -------------------------------------------------------------------
@@ -256,7 +240,7 @@ def _within_ulps(got: np.ndarray, want: np.ndarray, ulps: int) -> None:
 def test_f64_exp_matches_interpreter(op: str) -> None:
     """XLA's f64 exp, op for op as the interpreter: bit-identical."""
     x = _f64_inputs()
-    got, want = native(unary(op, "f64", x.size), x)
+    got, want = native(unary(op, "f64", n=x.size), x)
     assert_same(got, want)
     with np.errstate(over="ignore"):
         ref = np.exp(x) if op == "exponential" else 1 / (1 + np.exp(-x))
@@ -272,7 +256,7 @@ def test_f64_math_within_ulps(op: str, ref: object, ulps: int) -> None:
     x = _f64_inputs()
     if op == "log":
         x = np.concatenate([np.abs(x), x[:50], [2.0**-1022, 1.0 + 2**-52, 1 - 2**-53]])
-    got, want = native(unary(op, "f64", x.size), x)
+    got, want = native(unary(op, "f64", n=x.size), x)
     got = np.asarray(got)
     with np.errstate(all="ignore"):
         flushed = np.where(np.abs(x) < np.finfo(np.float64).tiny, np.copysign(0.0, x), x)
@@ -430,7 +414,7 @@ def test_c64_abs() -> None:
     extra = np.array([1e-40, 3e-39 + 2e-39j, 1e-45 + 1e-45j, 1e-38 + 5e-39j, 3e38 + 3e38j,
                       complex(math.inf, math.nan), complex(math.nan, -math.inf)], np.complex64)
     a = np.concatenate([a, extra])
-    got, want = native(unary("abs", "c64", a.size, "f32"), a)
+    got, want = native(unary("abs", "c64", "f32", n=a.size), a)
     same_bits(got, want)
 
 
