@@ -146,6 +146,20 @@ def _dynamic_slice(em: ElementalEmitter, ins: Instruction, index: Index) -> ir.V
                                for s, n, k, i in zip(starts, dims, sizes, index, strict=True)))
 
 
+def _starts(em: ElementalEmitter, indices: Instruction, to_operand: Sequence[int],
+            batch: list[ir.Value], ivd: int) -> dict[int, ir.Value]:
+    """Operand dim -> start index (i64, unclamped) read from the index vector at `batch`
+    (gather's start_index_map, scatter's scatter_dims_to_operand_dims)."""
+    t = indices.shape.element_type
+    starts: dict[int, ir.Value] = {}
+    for k, d in enumerate(to_operand):
+        at = list(batch)
+        if ivd < indices.shape.rank:
+            at.insert(ivd, index_constant(k))
+        starts[d] = as_i64(em.b, em.value(indices, tuple(at)), t)
+    return starts
+
+
 def _gather(em: ElementalEmitter, ins: Instruction, index: Index) -> ir.Value:
     """operand[clamped start + window offset] (XLA's EmitElementalGather)."""
     a, b = ins.attrs, em.b
@@ -156,15 +170,10 @@ def _gather(em: ElementalEmitter, ins: Instruction, index: Index) -> ir.Value:
     window_dims = [d for d in range(len(dims))
                    if d not in a["collapsed_slice_dims"] and d not in operand_batching]
     batch = [index[o] for o in range(ins.shape.rank) if o not in offset_dims]
+    starts = _starts(em, indices, a["start_index_map"], batch, a["index_vector_dim"])
+    for d in list(starts):
+        starts[d] = clamp(b, starts[d], 0, max(dims[d] - sizes[d], 0))
     ivd = a["index_vector_dim"]
-    t = indices.shape.element_type
-    starts: dict[int, ir.Value] = {}
-    for k, d in enumerate(a["start_index_map"]):
-        at = list(batch)
-        if ivd < indices.shape.rank:
-            at.insert(ivd, index_constant(k))
-        s = as_i64(b, em.value(indices, tuple(at)), t)
-        starts[d] = clamp(b, s, 0, max(dims[d] - sizes[d], 0))
     for d, idim in zip(operand_batching, a.get("start_indices_batching_dims", ()), strict=True):
         starts[d] = batch[idim if idim < ivd else idim - 1]
     out: list[ir.Value] = []
@@ -669,16 +678,10 @@ def _emit_variadic_reduce_window(em: ElementalEmitter, op: Instruction,
 
 def _scatter_starts(em: ElementalEmitter, op: Instruction, batch: Index) -> dict[int, ir.Value]:
     """Start index (i64, unclamped) of every operand dim that has one."""
-    a, b = op.attrs, em.b
+    a = op.attrs
     indices = op.operand(op.operand_count // 2)
     ivd = a["index_vector_dim"]
-    t = indices.shape.element_type
-    starts: dict[int, ir.Value] = {}
-    for k, d in enumerate(a["scatter_dims_to_operand_dims"]):
-        at = list(batch)
-        if ivd < indices.shape.rank:
-            at.insert(ivd, index_constant(k))
-        starts[d] = as_i64(b, em.value(indices, tuple(at)), t)
+    starts = _starts(em, indices, a["scatter_dims_to_operand_dims"], list(batch), ivd)
     for d, idim in zip(a.get("input_batching_dims", ()), a.get("scatter_indices_batching_dims", ()),
                        strict=True):
         starts[d] = batch[idim if idim < ivd else idim - 1]
