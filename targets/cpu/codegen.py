@@ -52,8 +52,11 @@ KernelPlan = LoopPlan | ReducePlan | RowPlan | DotPlan | ConvPlan | UpdatePlan |
 
 
 def is_llvm(plan: KernelPlan) -> bool:
-    """Whether the plan is an LLVM function (a DotPlan or ConvPlan is a BLAS call)."""
-    return not isinstance(plan, DotPlan | ConvPlan) and getattr(plan, "llvm", True)
+    """Whether the plan is an LLVM function (a ConvPlan, and a DotPlan without a BLAS
+    library to call from LLVM, run through numpy)."""
+    if isinstance(plan, DotPlan):
+        return plan.native
+    return not isinstance(plan, ConvPlan) and getattr(plan, "llvm", True)
 
 
 def emit_kernel(module: ir.Module, plan: KernelPlan, symbol: str, *, x86: bool) -> None:

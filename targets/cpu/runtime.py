@@ -134,7 +134,7 @@ class CpuExecutable(Executable, Evaluator):
         self.workspace = Workspace()
         ins_by_id = {id(i): i for c in module.computations for i in c.instructions}
         for key, kernel in plan.plans.items():
-            if isinstance(kernel, DotPlan):
+            if isinstance(kernel, DotPlan) and not (kernel.native and library is not None):
                 self.thunks[key] = DotThunk(ins_by_id[key], kernel.tune)
             elif isinstance(kernel, ConvPlan):
                 self.thunks[key] = ConvThunk(ins_by_id[key], kernel.conv, self.workspace)

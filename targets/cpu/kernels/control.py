@@ -14,8 +14,9 @@ kernel's output, at an offset chosen at plan time; slots whose lifetimes do not 
 share memory) or a constant (an LLVM global). Kernels whose outputs nobody reads are
 dropped; a fusion without a kernel runs its fused instructions one by one, as the
 runtime does. The function sets FTZ/DAZ once: the kernels it calls skip their own MXCSR
-writes (~25 ns each) unless they run code on other threads. Loops containing a BLAS
-call (DotPlan, ConvPlan) stay on the interpreter.
+writes (~25 ns each) unless they run code on other threads. A dot is an LLVM kernel
+calling CBLAS where OpenBLAS is found (`DotPlan.native`, kernels/blas.py); loops
+containing a convolution, or a dot without that library, stay on the interpreter.
 """
 
 from __future__ import annotations
@@ -143,7 +144,7 @@ class _Walker:
         if plan is None and ins.opcode is O.FUSION:
             # As the runtime does: the fused instructions run one by one.
             return self.computation(ins.attrs["calls"], args, steps)
-        if plan is None or not codegen.is_llvm(plan):
+        if plan is None or not (codegen.is_llvm(plan) or getattr(plan, "native", False)):
             raise Unsupported(f"{ins.name}: {reason or type(plan).__name__ + ' is a library call'}")
         if isinstance(plan, WhilePlan | ConditionalPlan):
             reads = [r for a in args for r in _leaves(a)]

@@ -1,4 +1,5 @@
-"""Dot: a BLAS call (numpy.matmul, OpenBLAS) inside a thunk.
+"""Dot: a BLAS call inside a thunk: a native kernel calling OpenBLAS's CBLAS
+(kernels/blas.py) where numpy's OpenBLAS is found, else numpy.matmul.
 
 The issue allows either a BLAS call or generated kernels. Measured on the development
 machine (docs/targets.md, Part 0): a register-tiled llvmlite sgemm of ~120 lines of IR
@@ -13,18 +14,26 @@ fast or faster at every size, with no compile time. So every shape takes the BLA
 
 Numerics are the interpreter's (hlotool/interpreter/kernels/contraction.py): operands
 widened to f32/f64 with denormals flushed, one matmul, the result flushed and converted.
-The thunk precomputes the operand permutations and reshapes, so a call is a few numpy
-calls with no interpreter dispatch.
+The numpy path precomputes the operand permutations and reshapes, so a call is a few
+numpy calls with no interpreter dispatch. The native path (`blas.available()`) is one
+ctypes call of a small LLVM kernel (compiled once per process and dot form) that scans
+and flushes denormals, calls gemm and flushes the output: the arena runtime runs it as
+a native step (`DotThunk.native_args`), and control-flow kernels call it from loop
+bodies (`DotPlan.emit`).
 """
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from hlotool.interpreter.kernels.elementwise import flush_denormals, flush_result
+from hlotool.interpreter.kernels.elementwise import flush_denormals, flush_result, mark_clean
+from hlotool.targets.cpu.kernels import blas
 from hlotool.targets.cpu.kernels.denormal import count_denormals, flush_inputs
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
@@ -36,7 +45,13 @@ _TYPES = {P.F32: np.float32, P.F64: np.float64}
 
 @dataclass(slots=True)
 class DotPlan:
-    """A dot computed by BLAS."""
+    """A dot computed by BLAS.
+
+    Native (`native`: OpenBLAS found) it is an LLVM kernel (`emit`) whose entry takes
+    the buffers (lhs, rhs, output, scratch of `scratch_bytes`); no constants. The output
+    must not be an input's buffer (gemm reads the operands while it writes); any
+    distinct buffers are fine. Native dots are compiled with the module's other kernels
+    (and cached with them); without BLAS the runtime makes a numpy `DotThunk`."""
 
     name: str
     roots: list[Instruction]
@@ -45,6 +60,29 @@ class DotPlan:
     #: through strides) or "copy" (operands made contiguous first); `batch` "stacked" (one
     #: batched np.matmul) or "loop" (one 2-D matmul per batch into a preallocated output).
     tune: dict[str, int | str] = field(default_factory=dict)
+
+    @property
+    def native(self) -> bool:
+        """Whether the dot is an LLVM kernel calling CBLAS (see `emit`)."""
+        return blas.available()
+
+    @property
+    def scratch_bytes(self) -> int:
+        """Bytes of the native kernel's scratch buffer (its last entry buffer)."""
+        dot = blas.plan_blas_dot(self.roots[0], self.tune)
+        return dot.scratch_bytes if dot is not None else 0
+
+    def emit(self, module: Any, symbol: str, *, x86: bool) -> None:
+        """The native kernel: entry buffers (lhs, rhs, out, scratch of `scratch_bytes`);
+        the output must not be an input buffer."""
+        dot = blas.plan_blas_dot(self.roots[0], self.tune)
+        if dot is None:
+            raise RuntimeError("no BLAS library for a native dot")
+        blas.emit_blas_dot(module, symbol, dot)
+
+    def make_thunk(self, ins: Instruction, library: Any, symbol: str) -> DotThunk:
+        """A thunk calling the kernel `emit` put in the module's library."""
+        return DotThunk(ins, self.tune, library.get_function(symbol))
 
 
 def dot_variants(ins: Instruction) -> list[dict[str, int | str]]:
@@ -71,7 +109,9 @@ def unsupported_dot(ins: Instruction) -> str | None:
 class DotThunk:
     """dot_general as one (batched) matmul of precomputed 2-D/3-D views."""
 
-    def __init__(self, ins: Instruction, tune: dict[str, int | str] | None = None) -> None:
+    def __init__(self, ins: Instruction, tune: dict[str, int | str] | None = None,
+                 fn: Any = None) -> None:
+        """`fn`: the native kernel when already compiled (else compiled on first use)."""
         self.ins = ins
         tune = tune or {}
         a, b = ins.operand(0).shape, ins.operand(1).shape
@@ -98,6 +138,31 @@ class DotThunk:
         self.strided = not (ident(self.lperm) and ident(self.rperm))
         self.copy = tune.get("layout", "view") == "copy"
         self.loop = self.batched and tune.get("batch", "stacked") == "loop"
+        #: The native kernel's form (None: the numpy path).
+        self.form = blas.plan_blas_dot(ins, tune)
+        self.scratch = np.empty(self.form.scratch_bytes if self.form else 0, np.uint8)
+        self._fn = fn
+
+    @property
+    def native_args(self) -> Any:
+        """The native kernel's buffers for the arena runtime (`schedule.NativeArgs`);
+        absent (AttributeError) on the numpy path, so the runtime calls the thunk."""
+        if self.form is None:
+            raise AttributeError("native_args")
+        return lambda: [("operand", 0, ()), ("operand", 1, ()), ("output", ()),
+                        ("address", self.scratch.ctypes.data)]
+
+    @property
+    def fn(self) -> Any:
+        """The native kernel (`void dot(void **buffers)`), compiled on first use."""
+        assert self.form is not None
+        if self._fn is None:
+            self._fn = _compiled(self.form)
+        return self._fn
+
+    def may_share(self, operand: int, index: tuple[int, ...]) -> bool:
+        """gemm reads its operands while writing the output: never in place."""
+        return False
 
     def inputs(self, operands: list, env: dict) -> list:
         return operands
@@ -108,7 +173,9 @@ class DotThunk:
 
     def __call__(self, values: list, out: np.ndarray | None = None) -> np.ndarray:
         """The product of the operand values, written into `out` when given (an array of
-        the result's dimensions and type)."""
+        the result's dimensions and type, not an operand's buffer)."""
+        if self.form is not None:
+            return self._native(values, out)
         a = flush_inputs(np.asarray(values[0], self.dtype))
         b = flush_inputs(np.asarray(values[1], self.dtype))
         lhs = np.transpose(a, self.lperm).reshape(self.lshape)
@@ -128,3 +195,31 @@ class DotThunk:
         if count_denormals(dst):
             np.copyto(dst, flush_denormals(dst))
         return out
+
+    def _native(self, values: list, out: np.ndarray | None) -> np.ndarray:
+        a = np.ascontiguousarray(values[0], self.dtype)
+        b = np.ascontiguousarray(values[1], self.dtype)
+        dst = np.empty(self.out_shape, self.dtype) if out is None else out
+        self.fn((ctypes.c_void_p * 4)(a.ctypes.data, b.ctypes.data, dst.ctypes.data,
+                                      self.scratch.ctypes.data))
+        return mark_clean(dst) if out is None else dst
+
+
+@functools.cache
+def _compiled(dot: blas.BlasDot) -> Any:
+    """The native kernel of a dot form, compiled once per process (the library lives as
+    long as the process: thunks keep only the function pointer)."""
+    from llvmlite import ir
+
+    from hlotool.targets.cpu.jit import CodeLibrary
+
+    module = ir.Module(name="hlotool_dot")
+    blas.emit_blas_dot(module, "dot", dot)
+    library = CodeLibrary("hlotool_dot")
+    library.add_ir_module(str(module))
+    library.finalize()
+    _LIBRARIES.append(library)
+    return library.get_function("dot")
+
+
+_LIBRARIES: list[Any] = []

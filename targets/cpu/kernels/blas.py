@@ -1,0 +1,484 @@
+"""Dots as LLVM kernels that call OpenBLAS's CBLAS directly (XLA:CPU's DotThunk calls
+Eigen's or a library's gemm the same way: xla/backends/cpu/runtime/dot_thunk.cc).
+
+numpy's wheel bundles OpenBLAS (numpy.libs/libscipy_openblas64_*.so, 64-bit integer
+CBLAS). At import this module finds it, and registers its `?gemm` and
+`?gemm_batch_strided` entry points with `llvmlite.binding.add_symbol` under hlotool's
+own names (`hlotool_sgemm`, ...), before any JIT finalization or disk-cache load (the
+module is imported by kernels/dot.py, hence by codegen). Without the library `available()`
+is False and dots keep the numpy path of kernels/dot.py.
+
+A dot kernel `void symbol(void **buffers)` takes buffers (lhs, rhs, out, scratch):
+
+1. each operand is read by BLAS as `nb` matrices, in place through transposes and
+   leading dimensions (`CblasTrans`, `lda`) when its dimension numbers allow, else
+   packed into scratch as contiguous [nb, rows, cols] (flushing denormals on the way);
+   an operand read in place is scanned for denormals first (a vectorized loop) and, if
+   it has any, copied flushed into scratch (XLA:CPU reads library inputs with DAZ);
+2. one `cblas_?gemm_batch_strided` call (tune batch="stacked") or one `cblas_?gemm` per
+   batch (batch="loop");
+3. denormals of the output are replaced by signed zeros.
+
+The denormal scan and flush loops are compiled once per process (`_helpers`, registered
+with `add_symbol` like the CBLAS entry points, on the first `plan_blas_dot`, which every
+kernel's form comes from), so a dot kernel is a few calls: ~10 ms to compile.
+
+The output never aliases an input (gemm reads the inputs while writing); the kernel is
+correct for any distinct buffers. It does not touch MXCSR: flushing is done on bits, and
+OpenBLAS's own threads run with their own MXCSR anyway.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+from hlotool.ir.instruction import Instruction
+from hlotool.ir.types import PrimitiveType
+from hlotool.targets.cpu import irutils as u
+
+P = PrimitiveType
+ROW_MAJOR, COL_MAJOR, NO_TRANS, TRANS = 101, 102, 111, 112
+#: hlotool's symbol -> OpenBLAS's (64-bit integer interface of scipy-openblas).
+_SYMBOLS = {"hlotool_sgemm": "scipy_cblas_sgemm64_", "hlotool_dgemm": "scipy_cblas_dgemm64_",
+            "hlotool_sgemv": "scipy_cblas_sgemv64_", "hlotool_dgemv": "scipy_cblas_dgemv64_",
+            "hlotool_sdot": "scipy_cblas_sdot64_", "hlotool_ddot": "scipy_cblas_ddot64_",
+            "hlotool_sgemm_batch": "cblas_sgemm_batch_strided",
+            "hlotool_dgemm_batch": "cblas_dgemm_batch_strided"}
+_PREFIX = {P.F32: "hlotool_s", P.F64: "hlotool_d"}
+#: OpenBLAS <= 0.3.31 built with DYNAMIC_ARCH (numpy's is) crashes in ?gemm_batch_strided
+#: when m*n*k <= 100**3 (its SMALL_MATRIX_OPT path; fixed by OpenBLAS PR #5980): smaller
+#: batched dots loop over gemm calls.
+SMALL_MATRIX_MNK = 100**3
+#: Scratch areas are aligned to this many bytes.
+_ALIGN = 64
+
+
+def _find_library() -> ctypes.CDLL | None:
+    """numpy's bundled OpenBLAS (loaded already by numpy; the same handle and threads)."""
+    import numpy as np
+
+    site = Path(np.__file__).resolve().parent.parent
+    for path in sorted((site / "numpy.libs").glob("libscipy_openblas64_*.so*")):
+        try:
+            return ctypes.CDLL(str(path))
+        except OSError:
+            continue
+    return None
+
+
+def _register() -> frozenset[str]:
+    """Register the CBLAS entry points found; returns the hlotool names registered."""
+    lib = _find_library()
+    if lib is None:
+        return frozenset()
+    found = set()
+    for ours, theirs in _SYMBOLS.items():
+        fn = getattr(lib, theirs, None)
+        if fn is not None:
+            llvm.add_symbol(ours, ctypes.cast(fn, ctypes.c_void_p).value)
+            found.add(ours)
+    if not {"hlotool_sgemm", "hlotool_dgemm", "hlotool_sgemv", "hlotool_dgemv", "hlotool_sdot",
+            "hlotool_ddot"} <= found:
+        return frozenset()
+    return frozenset(found)
+
+
+_REGISTERED = _register()
+
+
+def available() -> bool:
+    """Whether dots can be native kernels here (OpenBLAS's CBLAS was found)."""
+    return bool(_REGISTERED)
+
+
+@dataclass(frozen=True, slots=True)
+class Operand:
+    """How BLAS reads one operand: `nb` matrices of `rows` x `cols`.
+
+    `perm` orders the operand's dims as (batch..., rows..., cols...). Read in place:
+    matrix b starts `batch_stride` elements after matrix b-1, `trans` and `ld` as CBLAS
+    takes them (row-major). Packed: copied to a contiguous [nb, rows, cols] array."""
+
+    dims: tuple[int, ...]
+    perm: tuple[int, ...]
+    rows: int
+    cols: int
+    pack: bool
+    trans: bool
+    ld: int
+    batch_stride: int
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.dims)
+
+    @property
+    def strides(self) -> tuple[int, int]:
+        """(row, column) strides in elements of the matrices BLAS reads."""
+        return (1, self.ld) if self.trans else (self.ld, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class BlasDot:
+    """One dot as BLAS calls: C[b] = A[b] @ B[b] for b < nb, A: m x k, B: k x n."""
+
+    dtype: PrimitiveType
+    nb: int
+    m: int
+    n: int
+    k: int
+    lhs: Operand
+    rhs: Operand
+    #: One batched call (cblas_?gemm_batch_strided) rather than a loop of gemm calls.
+    stacked: bool
+
+    @property
+    def itemsize(self) -> int:
+        return 4 if self.dtype is P.F32 else 8
+
+    @property
+    def routine(self) -> str:
+        """The BLAS routine per batch, as numpy.matmul picks it (so results match the
+        interpreter bit for bit): `dot` for a 1x1 result, `gemv` for a row or column
+        (`gemv_rows`: m == 1), `gemm` otherwise (also when k == 1: one exact product)."""
+        if self.m == 1 and self.n == 1:
+            return "dot"
+        if self.k == 1:
+            return "gemm"
+        if self.n == 1:
+            return "gemv"
+        return "gemv_rows" if self.m == 1 else "gemm"
+
+    @property
+    def scratch_offsets(self) -> tuple[int, int]:
+        """Byte offsets of the lhs and rhs scratch areas."""
+        return 0, _aligned(self.lhs.size * self.itemsize)
+
+    @property
+    def scratch_bytes(self) -> int:
+        return max(_ALIGN, self.scratch_offsets[1] + _aligned(self.rhs.size * self.itemsize))
+
+
+def _aligned(n: int) -> int:
+    return -(-n // _ALIGN) * _ALIGN
+
+
+def plan_blas_dot(ins: Instruction, tune: dict[str, int | str] | None = None) -> BlasDot | None:
+    """The BLAS form of a supported f32/f64 dot (None without the library). Every
+    kernel's form comes from here, so the helpers it calls are registered first."""
+    if not available():
+        return None
+    _helpers()
+    tune = tune or {}
+    a, b = ins.operand(0).shape, ins.operand(1).shape
+    attrs = ins.attrs
+    lb = tuple(attrs.get("lhs_batch_dims") or ())
+    lc = tuple(attrs.get("lhs_contracting_dims") or ())
+    rb = tuple(attrs.get("rhs_batch_dims") or ())
+    rc = tuple(attrs.get("rhs_contracting_dims") or ())
+    lf = tuple(d for d in range(a.rank) if d not in lb and d not in lc)
+    rf = tuple(d for d in range(b.rank) if d not in rb and d not in rc)
+    copy = tune.get("layout", "view") == "copy"
+    lhs = _operand(tuple(a.dimensions), lb, lf, lc, copy)
+    rhs = _operand(tuple(b.dimensions), rb, rc, rf, copy)
+    nb = math.prod(a.dimensions[d] for d in lb)
+    m, n, k = lhs.rows, rhs.cols, lhs.cols
+    stacked = tune.get("batch", "stacked") == "stacked" and nb > 1 and \
+        m * n * k > SMALL_MATRIX_MNK and \
+        f"{_PREFIX[ins.shape.element_type]}gemm_batch" in _REGISTERED
+    return BlasDot(ins.shape.element_type, nb, m, n, k, lhs, rhs, stacked)
+
+
+def _operand(dims: tuple[int, ...], batch: tuple[int, ...], rows: tuple[int, ...],
+             cols: tuple[int, ...], copy: bool) -> Operand:
+    """How to read an operand whose dims `batch`, `rows`, `cols` form the matrices."""
+    strides = [math.prod(dims[d + 1:]) for d in range(len(dims))]
+    nr, nc = math.prod(dims[d] for d in rows), math.prod(dims[d] for d in cols)
+    perm = (*batch, *rows, *cols)
+    groups = [_group_stride(dims, strides, g) for g in (batch, rows, cols)]
+    form = None
+    if not (copy and perm != tuple(range(len(dims)))) and all(s is not False for s in groups):
+        form = _matrix(nr, nc, groups[1], groups[2])
+    if form is None:
+        return Operand(dims, perm, nr, nc, True, False, max(1, nc), nr * nc)
+    trans, ld = form
+    batch_stride = groups[0] if isinstance(groups[0], int) else 0
+    return Operand(dims, perm, nr, nc, False, trans, ld, batch_stride or nr * nc)
+
+
+def _group_stride(dims: tuple[int, ...], strides: list[int],
+                  group: tuple[int, ...]) -> int | None | bool:
+    """The stride (elements) of a group of dims read as one index: None when every dim
+    has size 1 (any stride), False when they do not collapse into one strided index."""
+    live = [d for d in group if dims[d] > 1]
+    if not live:
+        return None
+    for x, y in zip(live, live[1:]):
+        if strides[x] != strides[y] * dims[y]:
+            return False
+    return strides[live[-1]]
+
+
+def _matrix(rows: int, cols: int, srow: int | None, scol: int | None) -> tuple[bool, int] | None:
+    """(transposed, leading dimension) of a rows x cols matrix with these strides as a
+    row-major CBLAS operand, or None when it needs packing."""
+    if cols <= 1 or scol == 1:
+        ld = srow if rows > 1 and srow is not None else max(1, cols)
+        if ld >= max(1, cols):
+            return False, ld
+    if rows <= 1 or srow == 1:
+        ld = scol if cols > 1 and scol is not None else max(1, rows)
+        if ld >= max(1, rows):
+            return True, ld
+    return None
+
+
+# -- emission --------------------------------------------------------------------------------
+
+_BITS = {P.F32: (u.I32, 0x7FFFFFFF, 0x007FFFFF, 0x80000000),
+         P.F64: (u.I64, 0x7FFFFFFFFFFFFFFF, 0x000FFFFFFFFFFFFF, 0x8000000000000000)}
+
+
+def _is_denormal(b: ir.IRBuilder, bits: ir.Value, dtype: PrimitiveType) -> ir.Value:
+    """|x| in [smallest denormal, largest denormal]: one unsigned compare."""
+    ity, abs_mask, man_mask, _ = _BITS[dtype]
+    magnitude = b.and_(bits, ir.Constant(ity, abs_mask))
+    return b.icmp_unsigned("<", b.sub(magnitude, ir.Constant(ity, 1)), ir.Constant(ity, man_mask))
+
+
+def _flushed(b: ir.IRBuilder, bits: ir.Value, dtype: PrimitiveType) -> ir.Value:
+    sign = ir.Constant(bits.type, _BITS[dtype][3])
+    return b.select(_is_denormal(b, bits, dtype), b.and_(bits, sign), bits)
+
+
+_SCAN = ir.FunctionType(u.I1, [u.PTR, u.I64])
+_FLUSH = ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.I64])
+
+
+def _helper_names(dtype: PrimitiveType) -> tuple[str, str]:
+    """The scan and flush helpers' symbols for one element type."""
+    bits = 32 if dtype is P.F32 else 64
+    return f"hlotool_blas_scan_f{bits}", f"hlotool_blas_flush_f{bits}"
+
+
+@functools.cache
+def _helpers() -> tuple[object, ...]:
+    """Compile the denormal scan and flush loops once per process and register them
+    (kernels call them: the per-dot code stays a few calls, quick to compile)."""
+    from hlotool.targets.cpu.jit import CodeLibrary
+
+    module = ir.Module(name="hlotool_blas_helpers")
+    for dtype in _BITS:
+        scan, flush = _helper_names(dtype)
+        _emit_scan(module, scan, dtype)
+        _emit_flush(module, flush, dtype)
+    library = CodeLibrary("hlotool_blas_helpers")
+    library.add_ir_module(str(module))
+    library.finalize()
+    for dtype in _BITS:
+        for name in _helper_names(dtype):
+            llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
+    return (library,)  # kept alive for the life of the process
+
+
+def _emit_scan(module: ir.Module, name: str, dtype: PrimitiveType) -> ir.Function:
+    """`i1 name(ptr p, i64 n)`: whether any of the n values at p is denormal."""
+    ity = _BITS[dtype][0]
+    fn = ir.Function(module, _SCAN, name=name)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    p, n = fn.args
+    acc = b.alloca(u.I8)
+    b.store(ir.Constant(u.I8, 0), acc)
+    with u.for_range(b, n) as i:
+        bits = b.load(b.gep(p, [i], source_etype=ity, inbounds=True), typ=ity)
+        hit = b.zext(_is_denormal(b, bits, dtype), u.I8)
+        b.store(b.or_(b.load(acc, typ=u.I8), hit), acc)
+    b.ret(b.icmp_unsigned("!=", b.load(acc, typ=u.I8), ir.Constant(u.I8, 0)))
+    return fn
+
+
+def _emit_flush(module: ir.Module, name: str, dtype: PrimitiveType) -> ir.Function:
+    """`void name(ptr dst, ptr src, i64 n)`: dst[i] = src[i] with denormals flushed (dst
+    may be src)."""
+    ity = _BITS[dtype][0]
+    fn = ir.Function(module, _FLUSH, name=name)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    dst, src, n = fn.args
+    with u.for_range(b, n) as i:
+        bits = b.load(b.gep(src, [i], source_etype=ity, inbounds=True), typ=ity)
+        b.store(_flushed(b, bits, dtype), b.gep(dst, [i], source_etype=ity, inbounds=True))
+    b.ret_void()
+    return fn
+
+
+def _declare(module: ir.Module, name: str, dtype: PrimitiveType, batched: bool) -> ir.Function:
+    fn = module.globals.get(name)
+    if fn is not None:
+        return fn
+    f = u.F32 if dtype is P.F32 else u.F64
+    i64 = u.I64
+    if batched:
+        args = [u.I32, u.I32, u.I32, i64, i64, i64, f, u.PTR, i64, i64, u.PTR, i64, i64, f,
+                u.PTR, i64, i64, i64]
+    else:
+        args = [u.I32, u.I32, u.I32, i64, i64, i64, f, u.PTR, i64, u.PTR, i64, f, u.PTR, i64]
+    return ir.Function(module, ir.FunctionType(ir.VoidType(), args), name=name)
+
+
+def emit_blas_dot(module: ir.Module, symbol: str, dot: BlasDot) -> None:
+    """Add `void symbol(void **buffers)` computing `dot` (buffers: lhs, rhs, out, scratch)."""
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR]), name=symbol)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    lhs, rhs, out, scratch = (b.load(b.gep(fn.args[0], [u.i64(k)], source_etype=u.PTR), typ=u.PTR)
+                              for k in range(4))
+    total = dot.nb * dot.m * dot.n
+    if total == 0:
+        b.ret_void()
+        return
+    names = _helper_names(dot.dtype)
+    scan = module.globals.get(names[0]) or ir.Function(module, _SCAN, name=names[0])
+    flush = module.globals.get(names[1]) or ir.Function(module, _FLUSH, name=names[1])
+    ety = u.F32 if dot.dtype is P.F32 else u.F64
+    if dot.k == 0:
+        b.call(_memset(module), [out, ir.Constant(u.I8, 0),
+                                 u.i64(total * dot.itemsize), ir.Constant(u.I1, 0)])
+        b.ret_void()
+        return
+    offsets = dot.scratch_offsets
+    a = _prepare(b, dot.lhs, lhs, b.gep(scratch, [u.i64(offsets[0])], source_etype=u.I8),
+                 scan, flush, dot.dtype)
+    c = _prepare(b, dot.rhs, rhs, b.gep(scratch, [u.i64(offsets[1])], source_etype=u.I8),
+                 scan, flush, dot.dtype)
+    _gemm(b, dot, a, c, out, ety)
+    with b.if_then(b.call(scan, [out, u.i64(total)])):
+        b.call(flush, [out, out, u.i64(total)])
+    b.ret_void()
+
+
+def _memset(module: ir.Module) -> ir.Function:
+    name = "llvm.memset.p0.i64"
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR, u.I8, u.I64, u.I1]),
+                         name=name)
+    return fn
+
+
+def _prepare(b: ir.IRBuilder, op: Operand, src: ir.Value, area: ir.Value, scan: ir.Function,
+             flush: ir.Function, dtype: PrimitiveType) -> ir.Value:
+    """The pointer BLAS reads an operand from: packed into `area`, or `src` itself unless
+    it holds denormals (then a flushed copy in `area`)."""
+    if op.pack:
+        _pack(b, op, src, area, dtype)
+        return area
+    n = u.i64(op.size)
+    dirty = b.call(scan, [src, n])
+    with b.if_then(dirty):
+        b.call(flush, [area, src, n])
+    return b.select(dirty, area, src)
+
+
+def _pack(b: ir.IRBuilder, op: Operand, src: ir.Value, dst: ir.Value,
+          dtype: PrimitiveType) -> None:
+    """dst (contiguous, dims in `op.perm` order) = src transposed, denormals flushed."""
+    ity = _BITS[dtype][0]
+    strides = [math.prod(op.dims[d + 1:]) for d in range(len(op.dims))]
+    order = [d for d in op.perm if op.dims[d] > 1]
+
+    def level(depth: int, src_at: ir.Value, dst_at: ir.Value) -> None:
+        if depth == len(order):
+            bits = b.load(b.gep(src, [src_at], source_etype=ity, inbounds=True), typ=ity)
+            b.store(_flushed(b, bits, dtype), b.gep(dst, [dst_at], source_etype=ity, inbounds=True))
+            return
+        d = order[depth]
+        inner = math.prod(op.dims[x] for x in order[depth + 1:])
+        with u.for_range(b, op.dims[d], name=f"p{depth}") as i:
+            level(depth + 1, b.add(src_at, b.mul(i, u.i64(strides[d]))),
+                  b.add(dst_at, b.mul(i, u.i64(inner))))
+
+    level(0, u.i64(0), u.i64(0))
+
+
+def _gemm(b: ir.IRBuilder, dot: BlasDot, a: ir.Value, c: ir.Value, out: ir.Value,
+          ety: ir.Type) -> None:
+    """out[b] = a[b] @ c[b]: one batched call, or a loop of gemm (gemv, dot) calls."""
+    if dot.routine != "gemm":
+        _level12(b, dot, a, c, out, ety)
+        return
+    prefix = _PREFIX[dot.dtype]
+    one, zero = ir.Constant(ety, 1.0), ir.Constant(ety, 0.0)
+    head = [ir.Constant(u.I32, ROW_MAJOR), _trans(dot.lhs), _trans(dot.rhs),
+            u.i64(dot.m), u.i64(dot.n), u.i64(dot.k), one]
+    if dot.stacked:
+        fn = _declare(b.module, f"{prefix}gemm_batch", dot.dtype, True)
+        b.call(fn, [*head, a, u.i64(dot.lhs.ld), u.i64(dot.lhs.batch_stride),
+                    c, u.i64(dot.rhs.ld), u.i64(dot.rhs.batch_stride), zero,
+                    out, u.i64(max(1, dot.n)), u.i64(dot.m * dot.n), u.i64(dot.nb)])
+        return
+    fn = _declare(b.module, f"{prefix}gemm", dot.dtype, False)
+
+    def call(i: ir.Value) -> None:
+        pa = b.gep(a, [b.mul(i, u.i64(dot.lhs.batch_stride))], source_etype=ety)
+        pc = b.gep(c, [b.mul(i, u.i64(dot.rhs.batch_stride))], source_etype=ety)
+        po = b.gep(out, [b.mul(i, u.i64(dot.m * dot.n))], source_etype=ety)
+        b.call(fn, [*head, pa, u.i64(dot.lhs.ld), pc, u.i64(dot.rhs.ld), zero, po,
+                    u.i64(max(1, dot.n))])
+
+    if dot.nb == 1:
+        call(u.i64(0))
+        return
+    with u.for_range(b, dot.nb, name="batch") as i:
+        call(i)
+
+
+def _level12(b: ir.IRBuilder, dot: BlasDot, a: ir.Value, c: ir.Value, out: ir.Value,
+             ety: ir.Type) -> None:
+    """Per batch, numpy.matmul's level-1/2 calls: `?dot` for a 1x1 result, else `?gemv`
+    of the matrix operand (lhs for a column, rhs transposed for a row) with the other's
+    vector, ColMajor+Trans when the matrix rows are contiguous, else RowMajor+Trans
+    (numpy/_core/src/umath/matmul.c.src, `@TYPE@_gemv`)."""
+    prefix, module = _PREFIX[dot.dtype], b.module
+    if dot.routine == "gemv":  # column: lhs (m x k) times rhs's column
+        (si, sj), inc, rows = dot.lhs.strides, dot.rhs.strides[0], dot.m
+    else:  # row: rhs transposed (n x k) times lhs's row
+        (sj, si), inc, rows = dot.rhs.strides, dot.lhs.strides[1], dot.n
+    col_major = sj == 1 and si >= dot.k
+    order, lda = (COL_MAJOR, si) if col_major else (ROW_MAJOR, sj)
+
+    def call(i: ir.Value) -> None:
+        pa = b.gep(a, [b.mul(i, u.i64(dot.lhs.batch_stride))], source_etype=ety)
+        pc = b.gep(c, [b.mul(i, u.i64(dot.rhs.batch_stride))], source_etype=ety)
+        po = b.gep(out, [b.mul(i, u.i64(dot.m * dot.n))], source_etype=ety)
+        if dot.routine == "dot":
+            fn = module.globals.get(f"{prefix}dot") or ir.Function(
+                module, ir.FunctionType(ety, [u.I64, u.PTR, u.I64, u.PTR, u.I64]),
+                name=f"{prefix}dot")
+            r = b.call(fn, [u.i64(dot.k), pa, u.i64(dot.lhs.strides[1]), pc,
+                            u.i64(dot.rhs.strides[0])])
+            b.store(r, po)
+            return
+        pm, pv = (pa, pc) if dot.routine == "gemv" else (pc, pa)
+        fn = module.globals.get(f"{prefix}gemv") or ir.Function(
+            module, ir.FunctionType(ir.VoidType(), [u.I32, u.I32, u.I64, u.I64, ety, u.PTR, u.I64,
+                                                    u.PTR, u.I64, ety, u.PTR, u.I64]),
+            name=f"{prefix}gemv")
+        b.call(fn, [ir.Constant(u.I32, order), ir.Constant(u.I32, TRANS), u.i64(dot.k),
+                    u.i64(rows), ir.Constant(ety, 1.0), pm, u.i64(max(1, lda)), pv, u.i64(inc),
+                    ir.Constant(ety, 0.0), po, u.i64(1)])
+
+    if dot.nb == 1:
+        call(u.i64(0))
+        return
+    with u.for_range(b, dot.nb, name="batch") as i:
+        call(i)
+
+
+def _trans(op: Operand) -> ir.Constant:
+    return ir.Constant(u.I32, TRANS if op.trans else NO_TRANS)

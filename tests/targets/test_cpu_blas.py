@@ -1,0 +1,264 @@
+"""Dots as native kernels calling OpenBLAS's CBLAS (kernels/blas.py) against the interpreter.
+
+Where numpy's OpenBLAS is found (every supported Linux wheel) the dots run as LLVM kernels:
+the tests check that they do, that their results match the interpreter (exactly where the
+sums are exact, within a tolerance otherwise), that loops and conditionals with a dot in
+their body compile whole, and that the numpy path kept for other platforms still agrees.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hlotool import values_io
+from hlotool.frontend import parse_hlo
+from hlotool.interpreter.core import Evaluator
+from hlotool.targets.cpu import compile_module
+from hlotool.targets.cpu.cache import DiskCache
+from hlotool.targets.cpu.codegen import plan_module
+from hlotool.targets.cpu.kernels import blas
+from hlotool.targets.cpu.kernels.control import ConditionalPlan, WhilePlan
+from hlotool.targets.cpu.kernels.dot import DotPlan, DotThunk
+from tests.conftest import CORPUS, tolerance
+from tests.targets.conftest import assert_same
+
+RNG = np.random.default_rng(11)
+NATIVE = blas.available()
+
+DOT = """HloModule dot
+ENTRY e {{
+  a = {t}[{a}] parameter(0)
+  b = {t}[{b}] parameter(1)
+  ROOT d = {t}[{out}] dot(a, b), {dims}
+}}"""
+
+#: (lhs dims, rhs dims, result dims, dimension numbers): plain, transposed operands,
+#: batch dims not leading, several contracting dims, dims needing a packing copy, empty.
+CASES = [
+    ("64,32", "32,48", "64,48", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+    ("32,64", "32,48", "64,48", "lhs_contracting_dims={0}, rhs_contracting_dims={0}"),
+    ("64,32", "48,32", "64,48", "lhs_contracting_dims={1}, rhs_contracting_dims={1}"),
+    ("32,64", "48,32", "64,48", "lhs_contracting_dims={0}, rhs_contracting_dims={1}"),
+    ("8,64,16", "8,40,16", "8,64,40", "lhs_batch_dims={0}, rhs_batch_dims={0}, "
+     "lhs_contracting_dims={2}, rhs_contracting_dims={2}"),
+    ("64,8,16", "8,40,16", "8,64,40", "lhs_batch_dims={1}, rhs_batch_dims={0}, "
+     "lhs_contracting_dims={2}, rhs_contracting_dims={2}"),
+    ("4,6,5,7", "5,7,3", "4,6,3", "lhs_contracting_dims={2,3}, rhs_contracting_dims={0,1}"),
+    ("4,5,6,7", "5,7,3", "4,6,3", "lhs_contracting_dims={1,3}, rhs_contracting_dims={0,1}"),
+    ("3,2,4,5", "2,5,3,6", "2,3,4,6", "lhs_batch_dims={1,0}, rhs_batch_dims={0,2}, "
+     "lhs_contracting_dims={3}, rhs_contracting_dims={1}"),
+    ("1,5", "5,1", "1,1", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+    ("64", "48,64", "48", "lhs_contracting_dims={0}, rhs_contracting_dims={1}"),
+    ("64,48", "64", "48", "lhs_contracting_dims={0}, rhs_contracting_dims={0}"),
+    ("8,1,64", "8,64,40", "8,1,40", "lhs_batch_dims={0}, rhs_batch_dims={0}, "
+     "lhs_contracting_dims={2}, rhs_contracting_dims={1}"),
+    ("7", "7", "", "lhs_contracting_dims={0}, rhs_contracting_dims={0}"),
+    ("3,0", "0,4", "3,4", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+    ("0,5", "5,4", "0,4", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+]
+TUNES = [{}, {"layout": "copy"}, {"batch": "loop"}]
+
+
+def _dims(text: str) -> list[int]:
+    return [int(x) for x in text.split(",") if x]
+
+
+def _ints(dims: list[int], dtype: str) -> np.ndarray:
+    """Small integers: every partial sum is exact, so any summation order agrees."""
+    return RNG.integers(-8, 9, dims).astype(dtype)
+
+
+def _thunk(text: str, tune: dict[str, int | str] | None = None) -> DotThunk:
+    ins = parse_hlo(text).entry.root
+    assert ins is not None
+    return DotThunk(ins, tune)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(("a", "b", "out", "dims"), CASES)
+def test_dot_layouts_match_the_interpreter(a: str, b: str, out: str, dims: str,
+                                           dtype: str) -> None:
+    """Bit for bit: the kernel makes numpy.matmul's BLAS calls (gemm, gemv or dot, with
+    the same transposes) on the same operand layouts; the tuned variants agree exactly
+    on integer data (exact sums) and within rounding on random data."""
+    t = "f32" if dtype == "float32" else "f64"
+    text = DOT.format(t=t, a=a, b=b, out=out, dims=dims)
+    x, y = RNG.standard_normal(_dims(a)).astype(dtype), RNG.standard_normal(_dims(b)).astype(dtype)
+    want = Evaluator(parse_hlo(text)).run([x, y])
+    ex = compile_module(parse_hlo(text), cache=False, autotune=False)
+    assert_same(ex.run([x, y]), want)
+    assert ex.stats.fallback == 0
+    xi, yi = _ints(_dims(a), dtype), _ints(_dims(b), dtype)
+    want_ints = Evaluator(parse_hlo(text)).run([xi, yi])
+    for tune in TUNES:
+        thunk = _thunk(text, tune)
+        assert hasattr(thunk, "native_args") == NATIVE
+        np.testing.assert_allclose(thunk([x, y]), want, rtol=1e-5, atol=1e-5)
+        assert_same(thunk([xi, yi]), want_ints)
+
+
+def test_dots_run_as_native_steps() -> None:
+    text = DOT.format(t="f32", a="64,32", b="48,32", out="64,48",
+                      dims="lhs_contracting_dims={1}, rhs_contracting_dims={1}")
+    ex = compile_module(parse_hlo(text), cache=False, autotune=False)
+    x, y = RNG.standard_normal((64, 32), np.float32), RNG.standard_normal((48, 32), np.float32)
+    got = ex.run([x, y])
+    np.testing.assert_allclose(got, x @ y.T, rtol=1e-5, atol=1e-5)
+    kinds = {kind for _, kind in ex._schedule.plans}
+    assert kinds == ({"native"} if NATIVE else {"library"})
+    thunk = next(iter(ex.thunks.values()))
+    assert not thunk.may_share(0, ()) and not thunk.may_share(1, ())
+
+
+def test_attention_batched_gemm_matches_numpy() -> None:
+    """f32[8,512,64] x f32[8,512,64] -> f32[8,512,512]: above OpenBLAS's small-matrix size,
+    so "stacked" is one cblas_sgemm_batch_strided call and "loop" eight sgemm calls."""
+    text = DOT.format(t="f32", a="8,512,64", b="8,512,64", out="8,512,512",
+                      dims="lhs_batch_dims={0}, rhs_batch_dims={0}, "
+                           "lhs_contracting_dims={2}, rhs_contracting_dims={2}")
+    q = RNG.standard_normal((8, 512, 64), np.float32)
+    k = RNG.standard_normal((8, 512, 64), np.float32)
+    want = Evaluator(parse_hlo(text)).run([q, k])
+    np.testing.assert_allclose(want, q @ k.transpose(0, 2, 1), rtol=1e-4, atol=1e-4)
+    for tune in ({"batch": "stacked"}, {"batch": "loop"}):
+        thunk = _thunk(text, tune)
+        if NATIVE:
+            assert thunk.form is not None
+            assert thunk.form.stacked == (tune["batch"] == "stacked")
+        assert_same(thunk([q, k]), want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_denormals_are_flushed(dtype: str) -> None:
+    """Denormal inputs read as signed zeros and denormal results are flushed (XLA:CPU's
+    DAZ/FTZ), in place or in a packed operand."""
+    t = "f32" if dtype == "float32" else "f64"
+    tiny = np.finfo(dtype).tiny
+    for a, b, out, dims in CASES[:2]:
+        text = DOT.format(t=t, a=a, b=b, out=out, dims=dims)
+        x, y = _ints(_dims(a), dtype), _ints(_dims(b), dtype)
+        x.flat[::3] = tiny / 4  # denormal inputs: a zero contribution
+        x.flat[1::7] = -np.sqrt(tiny)
+        y.flat[::5] = np.sqrt(tiny) / 3  # products below the normal range
+        want = Evaluator(parse_hlo(text)).run([x, y])
+        small_x = np.full_like(x, -np.sqrt(tiny) / 8)  # every result a denormal sum
+        small_y = np.full_like(y, np.sqrt(tiny) / 8)
+        small_want = Evaluator(parse_hlo(text)).run([small_x, small_y])
+        assert np.all(small_want == 0) and np.all(np.signbit(small_want))
+        for tune in TUNES:
+            thunk = _thunk(text, tune)
+            got = thunk([x, y])
+            np.testing.assert_array_equal(got, want)
+            assert np.all((got == 0) | (np.abs(got) >= tiny))
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+            assert_same(thunk([small_x, small_y]), small_want)
+
+
+def test_numpy_path_without_the_library(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where OpenBLAS is not found the dot keeps the numpy thunk, with the same results."""
+    a, b, out, dims = CASES[4]
+    text = DOT.format(t="f32", a=a, b=b, out=out, dims=dims)
+    x, y = _ints(_dims(a), "float32"), _ints(_dims(b), "float32")
+    native = compile_module(parse_hlo(text), cache=False, autotune=False).run([x, y])
+    monkeypatch.setattr(blas, "_REGISTERED", frozenset())
+    ex = compile_module(parse_hlo(text), cache=False, autotune=False)
+    thunk = next(iter(ex.thunks.values()))
+    assert not hasattr(thunk, "native_args")
+    assert not DotPlan("d", [], []).native
+    assert_same(ex.run([x, y]), native)
+
+
+LOOP = """HloModule loop
+body (s: (s32[], f32[16,16], f32[16,16])) -> (s32[], f32[16,16], f32[16,16]) {
+  s = (s32[], f32[16,16], f32[16,16]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[16,16] get-tuple-element(s), index=1
+  w = f32[16,16] get-tuple-element(s), index=2
+  d = f32[16,16] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT r = (s32[], f32[16,16], f32[16,16]) tuple(j, d, w)
+}
+cond (s: (s32[], f32[16,16], f32[16,16])) -> pred[] {
+  s = (s32[], f32[16,16], f32[16,16]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main (x: f32[16,16], w: f32[16,16]) -> f32[16,16] {
+  x = f32[16,16] parameter(0)
+  w = f32[16,16] parameter(1)
+  zero = s32[] constant(0)
+  t = (s32[], f32[16,16], f32[16,16]) tuple(zero, x, w)
+  l = (s32[], f32[16,16], f32[16,16]) while(t), condition=cond, body=body
+  ROOT y = f32[16,16] get-tuple-element(l), index=1
+}"""
+
+
+def ex_plans(module: object) -> list[object]:
+    """The top-level kernel plans of a module (a dot in a compiled loop has none)."""
+    return list(plan_module(module).plans.values())
+
+
+def test_while_with_a_dot_compiles_whole(tmp_path: Path) -> None:
+    """The loop is one native call, also when its object code comes from the disk cache
+    (the CBLAS symbols are registered before any object is loaded)."""
+    x, w = _ints([16, 16], "float32") / 8, _ints([16, 16], "float32") / 8
+    want = Evaluator(parse_hlo(LOOP)).run([x, w])
+    cache = DiskCache(tmp_path)
+    for hit in (False, True):
+        ex = compile_module(parse_hlo(LOOP), cache=cache, autotune=False)
+        assert ex.library is not None and ex.library.cache_hit == hit
+        assert_same(ex.run([x, w]), want)
+        plans = [type(p) for p in plan_module(parse_hlo(LOOP)).plans.values()]
+        assert (WhilePlan in plans) == NATIVE
+        assert ex.stats.fallback == 0
+
+
+@pytest.mark.parametrize("name", ["fori_loop", "cond"])
+def test_corpus_control_flow_with_dots_is_native(name: str) -> None:
+    """The corpus's fori_loop (a dot in the body) and cond (a dot in a branch) match XLA
+    and compile their control flow whole: nothing runs on the interpreter."""
+    case = CORPUS / name
+    for file in ("module.hlo", "module.opt.hlo"):
+        module = parse_hlo((case / file).read_text())
+        args = values_io.entry_arguments(module, values_io.load_npz(case / "inputs.npz"))
+        ex = compile_module(module, cache=False, autotune=False)
+        out = values_io.output_arrays(ex.run(args))
+        rtol, atol = tolerance(case)
+        diffs = values_io.compare_outputs(out, values_io.load_npz(case / "expected.npz"),
+                                          rtol, atol)
+        assert all(d.ok for d in diffs), [d.as_json() for d in diffs if not d.ok]
+        assert ex.stats.fallback_by_opcode == {}
+        kinds = {type(p) for p in ex_plans(module)}
+        assert (DotPlan not in kinds) == NATIVE
+        if NATIVE:
+            assert kinds & {WhilePlan, ConditionalPlan}
+
+
+def test_plan_kernel_in_a_module_library() -> None:
+    """`DotPlan.emit` + `make_thunk`: the kernel compiled in a module's library (as the
+    main module would hold it) computes the same product."""
+    if not NATIVE:
+        return
+    from llvmlite import ir
+
+    from hlotool.targets.cpu.jit import CodeLibrary
+
+    a, b, out, dims = CASES[5]
+    text = DOT.format(t="f32", a=a, b=b, out=out, dims=dims)
+    ins = parse_hlo(text).entry.root
+    plan = DotPlan("k0", [ins], list(ins.operands), {"batch": "loop"})
+    module = ir.Module(name="m")
+    plan.emit(module, "k0", x86=True)
+    library = CodeLibrary("m")
+    library.add_ir_module(str(module))
+    library.finalize()
+    x = RNG.standard_normal(_dims(a)).astype(np.float32)
+    y = RNG.standard_normal(_dims(b)).astype(np.float32)
+    thunk = plan.make_thunk(ins, library, "k0")
+    assert plan.scratch_bytes == thunk.scratch.size
+    assert_same(thunk([x, y]), Evaluator(parse_hlo(text)).run([x, y]))
