@@ -46,9 +46,12 @@ def parameter_comments(ex, prefix: str) -> list[str]:  # noqa: ANN001 - a CpuExe
 def run(args: argparse.Namespace) -> int:
     from hlotool.targets.cpu import compile_module
 
+    from rich.console import Console
+
     module = load(args)
-    ex = compile_module(module, keep_asm=args.emit == "asm", autotune=args.autotune,
-                        autotune_budget=args.autotune_budget)
+    with Console(stderr=True).status(f"compiling {module.name} for the host CPU"):
+        ex = compile_module(module, keep_asm=args.emit == "asm", autotune=args.autotune,
+                            autotune_budget=args.autotune_budget)
     if ex.library is None:
         raise UsageError(f"nothing in {module.name} compiles natively for {args.target} yet")
     prefix = "#" if args.emit == "asm" else ";"
