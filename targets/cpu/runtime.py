@@ -158,13 +158,13 @@ class CpuExecutable(Executable, Evaluator):
         return self._stats
 
     def run(self, args: Sequence[Any]) -> Any:
-        self._stats = ExecutionStats()
-        with np.errstate(all="ignore"):
+        # One arena and per-kernel scratch: calls from several threads take turns.
+        with self._lock, np.errstate(all="ignore"):
+            self._stats = ExecutionStats()
             schedule = self._arena_schedule()
             if schedule is not None and len(args) == len(schedule.params):
                 try:
-                    with self._lock:  # one arena: calls from several threads take turns
-                        return schedule.run(args)
+                    return schedule.run(args)
                 except NotSchedulable:
                     self._stats = ExecutionStats()
             return Evaluator.run(self, args)
