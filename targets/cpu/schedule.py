@@ -141,34 +141,42 @@ class Schedule:
         self._liveness()
         self._share_in_place()
         self.arena_bytes = self._pack()
-        self._arena = np.empty(self.arena_bytes + ALIGNMENT, np.uint8)
-        self.values: list[np.ndarray | None] = [None] * len(self.slots)
-        base = (-self._arena.ctypes.data) % ALIGNMENT
-        for s in self.slots:
-            if s.kind == "temp":
-                raw = self._arena[base + s.offset:base + s.offset + s.nbytes]
-                self.values[s.id] = raw.view(s.dtype).reshape(s.dims)
-            elif s.kind == "constant":
-                self.values[s.id] = s.value
-        self.steps = [self._build(ins, kind) for ins, kind in self.plans
-                      if not (kind == "native" and self._dead(ins))]
-        #: Per run: kernels that ran natively, interpreter fallbacks by opcode.
-        #: Kernel-call counters of compiled loops (they count their own executions).
-        self.counters = [c for ins, kind in self.plans if kind == "native" and not self._dead(ins)
-                         for c in [getattr(self.ex.thunks[id(ins)], "counter", None)]
-                         if c is not None]
-        self.native_count = sum(not isinstance(s, _Step) or s.products is None
-                                for s in self.steps) - len(self.counters)
-        self.fallbacks: dict[str, int] = {}
-        for s in self.steps:
-            op = s.ins.opcode if isinstance(s, _Step) else None
-            if op is not None and s.products is not None and op not in _CONTROL and \
-                    op not in FREE_OPS:
-                self.fallbacks[op.value] = self.fallbacks.get(op.value, 0) + 1
+        self.values = self._allocate()
+        live = [(ins, kind) for ins, kind in self.plans
+                if not (kind == "native" and self._dead(ins))]
+        self.steps = [self._build(ins, kind) for ins, kind in live]
+        self._count(live)
         self._last_outputs: list[np.ndarray] = []
         #: Slots bound per run (parameters, outputs): unbound after it, so that only
         #: the caller holds the arrays.
         self._transient = [s.id for s in self.slots if s.kind in ("parameter", "output")]
+
+    def _allocate(self) -> list[np.ndarray | None]:
+        """The arena and every temp's view of it; constants' values. (Parameter and
+        output slots are bound per run.)"""
+        self._arena = np.empty(self.arena_bytes + ALIGNMENT, np.uint8)
+        values: list[np.ndarray | None] = [None] * len(self.slots)
+        base = (-self._arena.ctypes.data) % ALIGNMENT
+        for s in self.slots:
+            if s.kind == "temp":
+                raw = self._arena[base + s.offset:base + s.offset + s.nbytes]
+                values[s.id] = raw.view(s.dtype).reshape(s.dims)
+            elif s.kind == "constant":
+                values[s.id] = s.value
+        return values
+
+    def _count(self, live: list[tuple[Instruction, str]]) -> None:
+        """What one run adds to the executable's statistics: native kernel calls (compiled
+        loops count their own, in `counters`) and interpreter fallbacks by opcode."""
+        self.counters = [c for ins, kind in live if kind == "native"
+                         for c in [getattr(self.ex.thunks[id(ins)], "counter", None)]
+                         if c is not None]
+        self.native_count = sum(kind != "fallback" for _, kind in live) - len(self.counters)
+        self.fallbacks: dict[str, int] = {}
+        for ins, kind in live:
+            op = ins.opcode
+            if kind == "fallback" and op not in _CONTROL and op not in FREE_OPS:
+                self.fallbacks[op.value] = self.fallbacks.get(op.value, 0) + 1
 
     # -- slots --------------------------------------------------------------------------
     def _new_slot(self, kind: str, shape: Shape, t: int, where: Any = None) -> int:
