@@ -1,9 +1,13 @@
-"""Reduction kernels: standalone reduce and reduce fusions with a single-op reducer.
+"""Reduction kernels: standalone reduce and reduce fusions.
 
-The reducer region must be one binary op on its two parameters (add, multiply, maximum,
-minimum, and, or, xor) on a native element type; the reduce has one input and any set of
-reduced dimensions. In a fusion the reduce is the root and everything feeding it is
-computed by the elemental emitter (the elementwise prologue runs inside the loops).
+The fast paths take a reducer region that is one binary op on its two parameters (add,
+multiply, maximum, minimum, and, or, xor) on a native element type, one input and any
+set of reduced dimensions. Any other region whose ops the elemental emitter computes on
+scalars, with one or several operands (JAX's argmax/argmin: values and iota indices with
+a comparator-style region; pairs such as sum+max), goes through `_GeneralEmitter`, which
+emits the region on scalar values and folds in the interpreter's order (see there). In
+a fusion the reduce is the root and everything feeding it is computed by the elemental
+emitter (the elementwise prologue runs inside the loops).
 
 **Order.** Results are bit-identical to the interpreter, which folds in XLA:CPU's order
 (hlotool/interpreter/kernels/reduction.py): while a reduced dimension is longer than 32
@@ -40,17 +44,22 @@ import numpy as np
 from llvmlite import ir
 
 from hlotool.interpreter.kernels import elementwise as ew
+from hlotool.interpreter.kernels.reduction import SEQUENTIAL_LIMIT
+from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
-from hlotool.ir.types import PrimitiveType
+from hlotool.ir.types import PrimitiveType, Shape
 from hlotool.targets.cpu import irutils as u
 from hlotool.targets.cpu.kernels import parallel
 from hlotool.targets.cpu.kernels.elemental import (
     ElementalEmitter,
+    Index,
     Input,
     delinearize,
     linear_index,
+    unsupported_reason,
 )
+from hlotool.targets.cpu.kernels.sort import ScalarEmitter, ordered_parameters
 
 O = Opcode
 P = PrimitiveType
@@ -80,6 +89,25 @@ class ReducePlan:
     def reduce(self) -> Instruction:
         return self.roots[0]
 
+    def make_thunk(self, ins: Instruction, library: object, symbol: str) -> object:
+        """A `runtime.Thunk`. Entry buffers: inputs, constants, then one output per
+        result of the reduce (tuple order). An output may be an input buffer only when
+        nothing is reduced (each element is read before it is written, as in loops)."""
+        from hlotool.targets.cpu.runtime import Thunk
+
+        if not self.reduce.shape.is_tuple:
+            return Thunk(ins, self, library, symbol)  # type: ignore[arg-type]
+        results = [_Result(s) for s in self.reduce.shape.tuple_shapes]
+        view = ReducePlan(self.name, results, self.inputs, self.constants)  # type: ignore[arg-type]
+        return Thunk(ins, view, library, symbol)  # type: ignore[arg-type]
+
+
+@dataclass(slots=True)
+class _Result:
+    """One array result of a variadic reduce, as the runtime's Thunk reads a root."""
+
+    shape: Shape
+
 
 def reducer_op(reduce: Instruction) -> Opcode | None:
     """The single binary op of a reduce's region (None if it is anything else)."""
@@ -104,7 +132,7 @@ def reducer_op(reduce: Instruction) -> Opcode | None:
 
 
 def unsupported_reduce(reduce: Instruction) -> str | None:
-    """Why `reduce` gets no kernel, or None."""
+    """Why `reduce` gets no single-op kernel (the kind row kernels fold), or None."""
     if reduce.shape.is_tuple or reduce.operand_count != 2:
         return "variadic reduce"
     if reducer_op(reduce) is None:
@@ -112,6 +140,62 @@ def unsupported_reduce(reduce: Instruction) -> str | None:
     if reduce.operand(0).shape.is_dynamic:
         return "dynamic shape"
     return None
+
+
+def unsupported_general_reduce(reduce: Instruction) -> str | None:
+    """Why `reduce` gets no kernel at all (neither the single-op kernel nor
+    `_GeneralEmitter`), or None."""
+    if unsupported_reduce(reduce) is None:
+        return None
+    if any(o.shape.is_dynamic or not o.shape.is_array for o in reduce.operands):
+        return "dynamic shape" if any(o.shape.is_dynamic for o in reduce.operands) else \
+            "operand is not an array"
+    return unsupported_region(reduce)
+
+
+def unsupported_region(reduce: Instruction) -> str | None:
+    """Why the region of `reduce` cannot be emitted on scalar values, or None."""
+    comp = reduce.attrs.get("to_apply")
+    n = reduce.operand_count // 2
+    if comp is None or comp.root is None or reduce.operand_count != 2 * n or n < 1:
+        return "reduce without a region"
+    types = [reduce.operand(k).shape.element_type for k in range(n)]
+    if any(t not in u.NATIVE_TYPES | u.NARROW_FLOATS for t in types):
+        return "reduce element type"
+    if [reduce.operand(n + k).shape.element_type for k in range(n)] != types:
+        return "init types differ from operand types"
+    params = ordered_parameters(comp)
+    if len(params) != 2 * n or [p.shape.element_type for p in params] != types + types or \
+            any(p.shape.rank for p in params):
+        return "region parameters differ from the operands"
+    results = region_results(comp.root)
+    if len(results) != n or [r.shape.element_type for r in results] != types or \
+            any(not r.shape.is_array or r.shape.rank for r in results):
+        return "region results differ from the operands"
+    return _unsupported_scalar_computation(comp)
+
+
+def _unsupported_scalar_computation(comp: Computation) -> str | None:
+    """Why `_RegionEmitter` cannot emit `comp` on scalars, or None."""
+    for f in comp.instructions:
+        if f.shape.is_array and f.shape.rank:
+            return f"region {f.name}: not a scalar"
+        if f.opcode in (O.PARAMETER, O.TUPLE):
+            continue
+        if f.opcode is O.CALL and f.shape.is_array and not f.shape.rank and \
+                len(called := f.called_computations) == 1 and called[0].root is not None and \
+                not called[0].root.shape.is_tuple:
+            reason = _unsupported_scalar_computation(called[0])
+        else:
+            reason = unsupported_reason(f)
+        if reason:
+            return f"region {f.name}: {reason}"
+    return None
+
+
+def region_results(root: Instruction) -> list[Instruction]:
+    """The instructions a region returns (the operands of a tuple root)."""
+    return list(root.operands) if root.opcode is O.TUPLE else [root]
 
 
 def fused_product(reduce: Instruction) -> Instruction | None:
@@ -136,8 +220,8 @@ def is_row_reduction(plan: ReducePlan) -> bool:
     red = plan.reduce
     dims = red.operand(0).shape.dimensions
     rdims = sorted(red.attrs["dimensions"])
-    return len(rdims) == 1 and rdims[0] == len(dims) - 1 and dims[-1] > TREE_WINDOW and \
-        bool(fold_levels(red))
+    return reducer_op(red) is not None and len(rdims) == 1 and rdims[0] == len(dims) - 1 and \
+        dims[-1] > TREE_WINDOW and bool(fold_levels(red))
 
 
 def fold_levels(reduce: Instruction) -> list[_Level]:
@@ -172,19 +256,31 @@ def emit_reduce_kernel(module: ir.Module, plan: ReducePlan, symbol: str, *, x86:
     across threads when there is enough work (`parallel.emit_entry`); the reduced dims
     never are, so every element is folded in the same order as on one thread."""
     buffers = len(plan.inputs) + len(plan.constants)
-    args = [u.PTR] * (buffers + 1) + [u.I64] * 2
+    results = plan.reduce.operand_count // 2
+    args = [u.PTR] * (buffers + results) + [u.I64] * 2
     body = ir.Function(module, ir.FunctionType(ir.VoidType(), args), name=f"{symbol}.body")
     body.linkage = "internal"
     body.attributes.add("noinline")
     body.attributes.add("nounwind")
-    for arg in body.args[:buffers + 1]:
+    for arg in body.args[:buffers + results]:
         arg.add_attribute("noalias")
-    _ReduceEmitter(body, plan).emit()
+    (_ReduceEmitter if reducer_op(plan.reduce) is not None else _GeneralEmitter)(body, plan).emit()
     red = plan.reduce
-    outputs = math.prod(red.shape.dimensions)
+    src = red.operand(0).shape.dimensions
+    outputs = math.prod(n for d, n in enumerate(src) if d not in red.attrs["dimensions"])
     sources = plan.inputs + [c for c, _ in plan.constants]
-    work = parallel.kernel_work(math.prod(red.operand(0).shape.dimensions), [red], sources)
+    work = _work(red, sources)
     parallel.emit_entry(module, symbol, body, x86, outputs, parallel.max_parts(outputs, work))
+
+
+def _work(red: Instruction, sources: list[Instruction]) -> int:
+    """Work units of a reduce kernel (`parallel.kernel_work`): a general region counts its
+    ops once per reduced element."""
+    elements = math.prod(red.operand(0).shape.dimensions)
+    if reducer_op(red) is not None:
+        return parallel.kernel_work(elements, [red], sources)
+    ops = sum(i.opcode not in (O.PARAMETER, O.TUPLE) for i in red.attrs["to_apply"].instructions)
+    return elements * max(1, ops) + sum(i.shape.byte_size for i in [*sources, red])
 
 
 class _ReduceEmitter:
@@ -361,3 +457,184 @@ class _ReduceEmitter:
 
         q = self.loop(q, full_end, "jg", group, step=jam)
         self.loop(q, hi, "jt", single)
+
+
+#: Elements a pairwise fold combines in registers before the carry chain.
+PAIR_BLOCK = 16
+#: Values of one reduce result per tree position (one per operand of a variadic reduce).
+Values = list[ir.Value]
+
+
+class _GeneralEmitter(_ReduceEmitter):
+    """A reduce whose region is not a single op (several operands, e.g. JAX's argmax,
+    or a region of several ops): the region is emitted on scalar values (`ScalarEmitter`)
+    and folded in the interpreter's order (hlotool/interpreter/kernels/reduction.py):
+
+    * one operand: XLA:CPU's tree of 32-element windows, as the single-op kernels;
+    * several operands, at most SEQUENTIAL_LIMIT reduced elements: one row-major fold
+      from the init values;
+    * several operands, more: neighbours combined pairwise level by level (an odd last
+      element is carried up), then the init values combined with the result. The kernel
+      runs that tree as a binary counter: blocks of PAIR_BLOCK elements are combined in
+      registers and pushed as one node, slot `l` holds the pending node of level `l`, and
+      the pending nodes are combined from the lowest level up at the end.
+    """
+
+    def __init__(self, fn: ir.Function, plan: ReducePlan) -> None:
+        self.fn = fn
+        self.plan = plan
+        self.entry = fn.append_basic_block("entry")
+        self.b = ir.IRBuilder(fn.append_basic_block("start"))
+        sources = plan.inputs + [c for c, _ in plan.constants]
+        inputs = {id(i): Input(a, i.shape) for i, a in zip(sources, fn.args, strict=False)}
+        red = self.red = plan.reduce
+        self.n = red.operand_count // 2
+        self.outs = list(fn.args[len(sources):len(sources) + self.n])
+        self.emitter = ElementalEmitter(self.b, inputs)
+        self.types = [red.operand(k).shape.element_type for k in range(self.n)]
+        self.t = self.types[0]
+        self.ty = u.value_type(self.t)
+        self.op = None
+        self.product = None
+        comp = red.attrs["to_apply"]
+        self.params = ordered_parameters(comp)
+        self.results = region_results(comp.root)
+        src = red.operand(0).shape.dimensions
+        self.in_dims = src
+        self.rdims = sorted(red.attrs["dimensions"])
+        self.kept = [d for d in range(len(src)) if d not in self.rdims]
+        self.sizes = [src[d] for d in self.rdims]
+        count = math.prod(self.sizes)
+        self.levels = tree_levels(self.sizes) if self.n == 1 and count else []
+        self.pairwise = self.n > 1 and count > SEQUENTIAL_LIMIT
+
+    # -- values ------------------------------------------------------------------------------
+    def slots(self, name: str) -> Values:
+        """Stack slots for one value per result (promoted to registers by SROA)."""
+        with self.b.goto_block(self.entry):
+            return [self.b.alloca(u.value_type(t), name=f"{name}.{k}")
+                    for k, t in enumerate(self.types)]
+
+    def load(self, slots: Values) -> Values:
+        return [self.b.load(s, typ=u.value_type(t)) for s, t in zip(slots, self.types, strict=True)]
+
+    def store(self, values: Values, slots: Values) -> None:
+        for v, s in zip(values, slots, strict=True):
+            self.b.store(v, s)
+
+    def inits(self) -> Values:
+        self.emitter._cache.clear()
+        return [self.emitter.value(self.red.operand(self.n + k), ()) for k in range(self.n)]
+
+    def region(self, acc: Values, x: Values) -> Values:
+        """The region on (acc..., x...)."""
+        em = _region_emitter(self.b, self.params, [*acc, *x])
+        return [em.value(r, ()) for r in self.results]
+
+    def leaves(self, kept: Sequence[ir.Value], pos: Sequence[ir.Value]) -> Values:
+        """The operands' elements at kept index + reduced position."""
+        index: list[ir.Value] = [u.i64(0)] * len(self.in_dims)
+        for d, v in zip(self.kept, kept, strict=True):
+            index[d] = v
+        for d, v in zip(self.rdims, pos, strict=True):
+            index[d] = v
+        self.emitter._cache.clear()
+        return [self.emitter.value(self.red.operand(k), tuple(index)) for k in range(self.n)]
+
+    # -- the fold ----------------------------------------------------------------------------
+    def _output(self, dims: list[int], index: Sequence[ir.Value]) -> None:
+        """Fold and store the results at kept `index`."""
+        b = self.b
+        if self.pairwise:
+            values = self.region(self.inits(), self._pairwise(index))
+        else:
+            values = self.general_value(len(self.levels) + 1, index, None)
+        at = linear_index(b, dims, tuple(index))
+        for v, t, out in zip(values, self.types, self.outs, strict=True):
+            if t is P.PRED:
+                v = b.zext(v, u.I8)
+            b.store(v, b.gep(out, [at], source_etype=u.storage_type(t), inbounds=True))
+
+    def general_value(self, level: int, kept: Sequence[ir.Value],
+                      pos: Sequence[ir.Value] | None) -> Values:
+        """The values of position `pos` of tree level `level` (level 0 = the input)."""
+        acc = self.slots(f"acc{level}")
+        self.store(self.inits(), acc)
+        self._general_fold(level, kept, self._window(level, pos), [], acc)
+        return self.load(acc)
+
+    def _general_fold(self, level: int, kept: Sequence[ir.Value],
+                      window: list[tuple[ir.Value, ir.Value]], pos: list[ir.Value], acc: Values) -> None:
+        k = len(pos)
+        if k == len(window):
+            x = self.leaves(kept, pos) if level == 1 else self.general_value(level - 1, kept, pos)
+            self.store(self.region(self.load(acc), x), acc)
+            return
+        lo, hi = window[k]
+        self.loop(lo, hi, f"r{level}.{k}",
+                  lambda i: self._general_fold(level, kept, window, [*pos, i], acc))
+
+    def _pairwise(self, kept: Sequence[ir.Value]) -> Values:
+        """The interpreter's pairwise combination of all reduced elements (`_pairwise`)."""
+        b = self.b
+        count = math.prod(self.sizes)
+        top = count.bit_length()
+        slots = [self.slots(f"lvl{l}") for l in range(top + 1)]
+        block_bits = PAIR_BLOCK.bit_length() - 1
+        blocks = count // PAIR_BLOCK
+        at = lambda j: self.leaves(kept, delinearize(b, self.sizes, j))  # noqa: E731
+
+        def block(q: ir.Value) -> None:
+            j0 = b.mul(q, u.i64(PAIR_BLOCK), flags=["nsw", "nuw"])
+            nodes = [at(b.add(j0, u.i64(t), flags=["nsw", "nuw"])) for t in range(PAIR_BLOCK)]
+            while len(nodes) > 1:
+                nodes = [self.region(nodes[i], nodes[i + 1]) for i in range(0, len(nodes), 2)]
+            self._push(slots, block_bits, j0, nodes[0])
+
+        self.loop(u.i64(0), u.i64(blocks), "pb", block)
+        self.loop(u.i64(blocks * PAIR_BLOCK), u.i64(count), "pt",
+                  lambda j: self._push(slots, 0, j, at(j)))
+        pending = [lvl for lvl in range(top + 1) if count >> lvl & 1]
+        value = self.load(slots[pending[0]])
+        for lvl in pending[1:]:
+            value = self.region(self.load(slots[lvl]), value)
+        return value
+
+    def _push(self, slots: list[Values], level: int, j: ir.Value, value: Values) -> None:
+        """Add the node `value` of `level` covering elements from `j` (a multiple of
+        2**level) to the counter: while slot `l` is taken (bit l of j), combine it in."""
+        b = self.b
+        carry = self.slots(f"carry{level}")
+        self.store(value, carry)
+        done = b.append_basic_block(f"push{level}.done")
+        for lvl in range(level, len(slots) - 1):
+            taken = b.trunc(b.lshr(j, u.i64(lvl)), u.I1)
+            merge = b.append_basic_block(f"push{level}.m{lvl}")
+            park = b.append_basic_block(f"push{level}.p{lvl}")
+            b.cbranch(taken, merge, park)
+            b.position_at_end(park)
+            self.store(self.load(carry), slots[lvl])
+            b.branch(done)
+            b.position_at_end(merge)
+            self.store(self.region(self.load(slots[lvl]), self.load(carry)), carry)
+        self.store(self.load(carry), slots[-1])
+        b.branch(done)
+        b.position_at_end(done)
+
+
+class _RegionEmitter(ScalarEmitter):
+    """The scalar emitter of a reducer region; a `call` (JAX lowers `jnp.where` to one)
+    is inlined."""
+
+    def _emit(self, ins: Instruction, index: Index) -> ir.Value:
+        if ins.opcode is O.CALL and id(ins) not in self.params:
+            callee = ins.called_computations[0]
+            args = [self.value(o, index) for o in ins.operands]
+            return _region_emitter(self.b, ordered_parameters(callee), args).value(callee.root, ())
+        return super()._emit(ins, index)
+
+
+def _region_emitter(b: ir.IRBuilder, params: Sequence[Instruction],
+                    values: Sequence[ir.Value]) -> _RegionEmitter:
+    """An emitter of a scalar computation whose parameters hold `values`."""
+    return _RegionEmitter(b, {id(p): v for p, v in zip(params, values, strict=True)})

@@ -304,28 +304,18 @@ def unsupported_comparator(comp: Computation, operands: int) -> str:
             if f.shape.element_type not in u.NATIVE_TYPES:
                 return f"comparator parameter {f.shape}"
             continue
-        if f.opcode is O.BITCAST and _retypes(f):
-            a, c = f.operand(0).shape.element_type, f.shape.element_type
-            if P.PRED in (a, c) or a.bits != c.bits:
-                return f"comparator {f.name}: bitcast between widths"
-            continue
         reason = unsupported_reason(f)
         if reason:
             return f"comparator {f.name}: {reason}"
     return ""
 
 
-def _retypes(ins: Instruction) -> bool:
-    return ins.shape.element_type is not ins.operand(0).shape.element_type
-
-
 # -- scalar functions of the comparator ----------------------------------------------------
 
 
-class _ScalarEmitter(ElementalEmitter):
-    """The elemental emitter over a scalar computation whose parameters are given values
-    (a bitcast between element types of one width, as in XLA's TopK comparators, is a
-    bitcast-convert of a scalar)."""
+class ScalarEmitter(ElementalEmitter):
+    """The elemental emitter over a scalar computation (a comparator, a reducer region)
+    whose parameters are given values."""
 
     def __init__(self, builder: ir.IRBuilder, params: dict[int, ir.Value]) -> None:
         super().__init__(builder, {})
@@ -333,12 +323,7 @@ class _ScalarEmitter(ElementalEmitter):
 
     def _emit(self, ins: Instruction, index: Index) -> ir.Value:
         v = self.params.get(id(ins))
-        if v is not None:
-            return v
-        if ins.opcode is O.BITCAST and _retypes(ins):
-            x = self.operand(ins, 0, index)
-            return self.b.bitcast(x, u.value_type(ins.shape.element_type))
-        return super()._emit(ins, index)
+        return v if v is not None else super()._emit(ins, index)
 
 
 def _scalar_function(module: ir.Module, name: str, root: Instruction,
@@ -352,7 +337,7 @@ def _scalar_function(module: ir.Module, name: str, root: Instruction,
     fn = ir.Function(module, ty, name=name)
     _internal(fn, "alwaysinline")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    emitter = _ScalarEmitter(b, {id(p): a for p, a in zip(params, fn.args, strict=True)})
+    emitter = ScalarEmitter(b, {id(p): a for p, a in zip(params, fn.args, strict=True)})
     b.ret(emitter.value(root, ()))
     return fn
 
@@ -363,7 +348,8 @@ def _internal(fn: ir.Function, inline: str) -> None:
     fn.attributes.add("nounwind")
 
 
-def _params(comp: Computation) -> list[Instruction]:
+def ordered_parameters(comp: Computation) -> list[Instruction]:
+    """A computation's parameters by parameter number."""
     return sorted(comp.parameters, key=lambda p: p.parameter_number)
 
 
@@ -568,7 +554,7 @@ def _gather(b: ir.IRBuilder, plan: SortPlan, row: _Row,
 
 
 def _key_functions(module: ir.Module, plan: SortPlan, symbol: str) -> list[ir.Function]:
-    lhs = _params(plan.comparator)[0::2]
+    lhs = ordered_parameters(plan.comparator)[0::2]
     assert plan.terms is not None
     return [_scalar_function(module, f"{symbol}.key{t}", term.expr, lhs)
             for t, term in enumerate(plan.terms)]
@@ -824,7 +810,7 @@ def _general_row_function(module: ir.Module, plan: SortPlan, symbol: str) -> ir.
     permutation, with the comparator called on the operands' values through it."""
     comp = plan.comparator
     assert comp.root is not None
-    less = _scalar_function(module, f"{symbol}.less", comp.root, _params(comp))
+    less = _scalar_function(module, f"{symbol}.less", comp.root, ordered_parameters(comp))
     n = plan.geometry[1]
     fn, b, row = _row_function(module, f"{symbol}.generalrow", len(plan.types))
     perm = [row.scratch, b.gep(row.scratch, [u.i64(8 * n)], source_etype=u.I8)]
