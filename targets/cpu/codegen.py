@@ -33,6 +33,7 @@ from hlotool.targets.cpu.kernels.reduce import (
     ReducePlan,
     emit_reduce_kernel,
     fused_product,
+    unsupported_general_reduce,
     unsupported_reduce,
 )
 
@@ -52,11 +53,11 @@ KernelPlan = LoopPlan | ReducePlan | RowPlan | DotPlan | ConvPlan | UpdatePlan |
 
 
 def is_llvm(plan: KernelPlan) -> bool:
-    """Whether the plan is an LLVM function (a ConvPlan, and a DotPlan without a BLAS
-    library to call from LLVM, run through numpy)."""
-    if isinstance(plan, DotPlan):
+    """Whether the plan is an LLVM function (not a DotPlan or ConvPlan without a BLAS
+    library to call from LLVM: those run through numpy)."""
+    if isinstance(plan, DotPlan | ConvPlan):
         return plan.native
-    return not isinstance(plan, ConvPlan) and getattr(plan, "llvm", True)
+    return getattr(plan, "llvm", True)
 
 
 def emit_kernel(module: ir.Module, plan: KernelPlan, symbol: str, *, x86: bool) -> None:
@@ -179,7 +180,7 @@ def _inlined_product(user: Instruction, operand: Instruction) -> bool:
 def _plan_reduce(ins: Instruction, name: str) -> tuple[ReducePlan | None, str]:
     """A standalone reduce: reads its operand (or the operands of a contracted product)
     and its init value from buffers."""
-    reason = unsupported_reduce(ins)
+    reason = unsupported_general_reduce(ins)
     if reason:
         return None, reason
     for o in ins.operands:
@@ -191,7 +192,8 @@ def _plan_reduce(ins: Instruction, name: str) -> tuple[ReducePlan | None, str]:
         inputs = [*product.operands, ins.operand(1)]
         inputs = [x for k, x in enumerate(inputs) if all(x is not y for y in inputs[:k])]
         return ReducePlan(name, [ins], inputs), ""
-    return ReducePlan(name, [ins], [ins.operand(0), ins.operand(1)]), ""
+    inputs = [x for k, x in enumerate(ins.operands) if all(x is not y for y in ins.operands[:k])]
+    return ReducePlan(name, [ins], inputs), ""
 
 
 def _plan_fusion(ins: Instruction, name: str) -> tuple[KernelPlan | None, str]:
@@ -219,7 +221,7 @@ def _plan_reduce_fusion(ins: Instruction, comp: Computation,
     feeding the reduce is computed by the elemental emitter inside the reduction loops."""
     root = comp.root
     assert root is not None
-    reason = unsupported_reduce(root)
+    reason = unsupported_general_reduce(root)
     if reason:
         return None, f"{root.name}: {reason}"
     constants, reason = _fused_operands(comp.instructions, root)

@@ -136,7 +136,7 @@ class CpuExecutable(Executable, Evaluator):
         for key, kernel in plan.plans.items():
             if isinstance(kernel, DotPlan) and not (kernel.native and library is not None):
                 self.thunks[key] = DotThunk(ins_by_id[key], kernel.tune)
-            elif isinstance(kernel, ConvPlan):
+            elif isinstance(kernel, ConvPlan) and not (kernel.native and library is not None):
                 self.thunks[key] = ConvThunk(ins_by_id[key], kernel.conv, self.workspace)
             elif hasattr(kernel, "make_thunk"):
                 symbol = plan.symbols.get(kernel.name, kernel.name)

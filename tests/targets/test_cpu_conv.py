@@ -1,8 +1,8 @@
-"""Native convolution (im2col + BLAS thunk, targets/cpu/kernels/conv.py) against the
-interpreter.
+"""Native convolution (targets/cpu/kernels/conv.py: an LLVM im2col + a register-tiled
+microkernel or CBLAS gemm, or the numpy thunk without BLAS) against the interpreter.
 
 Tolerance: both compute f32 in f32 (f64 in f64) as one contraction over (window,
-feature); only BLAS's summation order differs, so results agree within
+feature); only the summation order differs, so results agree within
 rtol = atol = 1e-4 for f32 (unit-normal inputs, at most a few hundred terms) and 1e-12
 for f64, not bit for bit.
 """
@@ -12,7 +12,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from hlotool.frontend import parse_hlo
+from hlotool.interpreter.core import Evaluator
+from hlotool.targets.cpu import compile_module
+from hlotool.targets.cpu.codegen import is_llvm, plan_module
+from hlotool.targets.cpu.kernels import blas
+from hlotool.targets.cpu.kernels.control import WhilePlan
+from hlotool.targets.cpu.kernels.conv import ConvPlan, ConvThunk, conv_form
 from tests.targets.conftest import run_both
+
+NATIVE = blas.available()
 
 TOL = {"f32": 1e-4, "f64": 1e-12}
 
@@ -114,6 +123,15 @@ CASES = {
                                   win=(1, 1)),
     "window larger than input": dict(labels="b0f_0io->b0f", n=2, c=2, sizes=(3,), o=2, win=(5,),
                                      pad=((2, 2),)),
+    # Several im2col blocks (run in parallel), rows not a multiple of the microkernel's,
+    # output features not a multiple of the vector length.
+    "many blocks": dict(labels="b01f_01io->b01f", n=2, c=32, sizes=(19, 19), o=40, win=(3, 3),
+                        pad=((1, 1), (1, 1))),
+    "feature groups nchw out": dict(labels="b01f_01io->bf01", n=3, c=12, sizes=(7, 5), o=9,
+                                    win=(2, 3), fg=3, stride=(2, 1), pad=((1, -1), (2, 0)),
+                                    rhs_dilate=(1, 2)),
+    "batch groups odd labels": dict(labels="f01b_o01i->0bf1", n=4, c=3, sizes=(6, 5), o=6,
+                                    win=(3, 2), bg=2, lhs_dilate=(2, 1), pad=((0, -2), (1, 1))),
 }
 
 
@@ -134,3 +152,151 @@ def test_fallback(kind: str) -> None:
         check(conv_text(**CASES["nchw strided dilated"], reversal=True), native=False)
     else:
         check(conv_text(**CASES["nhwc 3x3 same"], t="s32"), "s32", native=False)
+
+
+def _conv_and_values(case: tuple[str, tuple, tuple], t: str) -> tuple[object, list, object]:
+    text, lhs, rhs = case
+    rng = np.random.default_rng(1)
+    dtype = {"f32": np.float32, "f64": np.float64}[t]
+    values = [rng.standard_normal(lhs).astype(dtype), rng.standard_normal(rhs).astype(dtype)]
+    want = Evaluator(parse_hlo(text)).run(values)
+    return parse_hlo(text).entry.root, values, want
+
+
+@pytest.mark.parametrize("path", ["tiled", "blas", "numpy"])
+@pytest.mark.parametrize("t", ["f32", "f64"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_paths(name: str, t: str, path: str) -> None:
+    """Each contraction of the native kernel (and the numpy thunk) on every case."""
+    conv, values, want = _conv_and_values(conv_text(**CASES[name], t=t), t)
+    thunk = ConvThunk(conv, tune={"gemm": path}, native=path != "numpy")
+    assert (thunk.form is not None) == (path != "numpy" and NATIVE)
+    if thunk.form is not None:
+        assert thunk.form.tiled == (path == "tiled")
+    out = np.full(thunk.out_shape, np.nan, thunk.dtype)
+    got = thunk(values, out=out)
+    assert got is out
+    np.testing.assert_allclose(got, want, rtol=TOL[t], atol=TOL[t])
+    np.testing.assert_allclose(thunk(values), want, rtol=TOL[t], atol=TOL[t])
+
+
+def test_native_step() -> None:
+    """With BLAS the convolution is an LLVM kernel that the arena runs as a native step."""
+    text, _, _ = conv_text(**CASES["nhwc 3x3 same"])
+    ex = compile_module(parse_hlo(text))
+    (plan,) = plan_module(parse_hlo(text)).plans.values()
+    assert isinstance(plan, ConvPlan) and plan.native == NATIVE and is_llvm(plan) == NATIVE
+    (thunk,) = ex.thunks.values()
+    assert hasattr(thunk, "native_args") == NATIVE
+
+
+@pytest.mark.parametrize("side", [0, 1])
+@pytest.mark.parametrize("name", ["nhwc 3x3 same", "1x1 transposed output"])
+@pytest.mark.parametrize("path", ["tiled", "blas"])
+def test_denormal_inputs_read_as_zero(path: str, name: str, side: int) -> None:
+    """Denormal inputs count as zero (XLA:CPU runs with DAZ), as in the dot kernel (the
+    1x1 convolution reads its lhs in place): denormals times ~1e37 would sum to ~0.1."""
+    conv, values, _ = _conv_and_values(conv_text(**CASES[name]), "f32")
+    rng = np.random.default_rng(3)
+    tiny = values[side].copy()
+    tiny[...] = np.where(rng.random(tiny.shape) < 0.5, np.float32(5e-39), np.float32(-5e-39))
+    values[side] = tiny
+    values[1 - side] = (values[1 - side] * np.float32(1e37)).astype(np.float32)
+    got = ConvThunk(conv, tune={"gemm": path})(values)
+    np.testing.assert_array_equal(got, np.zeros_like(got))
+
+
+def test_without_blas_the_numpy_thunk_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(blas, "_REGISTERED", frozenset())
+    text, lhs, rhs = conv_text(**CASES["feature groups"])
+    (plan,) = plan_module(parse_hlo(text)).plans.values()
+    assert isinstance(plan, ConvPlan) and not plan.native and not is_llvm(plan)
+    check((text, lhs, rhs))
+
+
+LOOP = """HloModule loop
+body (s: (s32[], f32[2,6,6,4], f32[3,3,4,4])) -> (s32[], f32[2,6,6,4], f32[3,3,4,4]) {
+  s = (s32[], f32[2,6,6,4], f32[3,3,4,4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[2,6,6,4] get-tuple-element(s), index=1
+  w = f32[3,3,4,4] get-tuple-element(s), index=2
+  c = f32[2,6,6,4] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  t = f32[2,6,6,4] tanh(c)
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT r = (s32[], f32[2,6,6,4], f32[3,3,4,4]) tuple(j, t, w)
+}
+cond (s: (s32[], f32[2,6,6,4], f32[3,3,4,4])) -> pred[] {
+  s = (s32[], f32[2,6,6,4], f32[3,3,4,4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main (x: f32[2,6,6,4], w: f32[3,3,4,4]) -> f32[2,6,6,4] {
+  x = f32[2,6,6,4] parameter(0)
+  w = f32[3,3,4,4] parameter(1)
+  zero = s32[] constant(0)
+  t = (s32[], f32[2,6,6,4], f32[3,3,4,4]) tuple(zero, x, w)
+  l = (s32[], f32[2,6,6,4], f32[3,3,4,4]) while(t), condition=cond, body=body
+  ROOT y = f32[2,6,6,4] get-tuple-element(l), index=1
+}"""
+
+
+def test_while_with_a_conv_compiles_whole() -> None:
+    """A loop whose body has a convolution is one native kernel (no interpreter step)."""
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 6, 6, 4)).astype(np.float32)
+    w = (rng.standard_normal((3, 3, 4, 4)) * 0.3).astype(np.float32)
+    got, want, ex = run_both(LOOP, x, w)
+    plans = [type(p) for p in plan_module(parse_hlo(LOOP)).plans.values()]
+    assert (WhilePlan in plans) == NATIVE
+    assert ex.stats.fallback == 0
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def _emitted(form: object, x86: bool) -> object:
+    """A freshly compiled kernel of `form` (not the per-process cache)."""
+    from llvmlite import ir
+
+    from hlotool.targets.cpu.jit import CodeLibrary
+    from hlotool.targets.cpu.kernels.conv import emit_conv
+
+    module = ir.Module(name="t")
+    emit_conv(module, "conv", form, x86=x86)
+    library = CodeLibrary("t")
+    library.add_ir_module(str(module))
+    library.finalize()
+    _KEEP.append(library)
+    return library.get_function("conv")
+
+
+_KEEP: list[object] = []
+
+
+@pytest.mark.parametrize("x86", [True, False])
+@pytest.mark.parametrize("t", ["f32", "f64"])
+@pytest.mark.parametrize("name", ["many blocks", "1x1 transposed output", "depthwise nchw"])
+def test_other_hosts(monkeypatch: pytest.MonkeyPatch, name: str, t: str, x86: bool) -> None:
+    """The microkernel with 32-byte vectors (hosts without AVX-512), and the kernel as
+    emitted for hosts without MXCSR (outputs flushed by a scan instead of FTZ)."""
+    import ctypes
+
+    from hlotool.targets.cpu.kernels import conv_tiled
+
+    item = 4 if t == "f32" else 8
+    monkeypatch.setattr(conv_tiled, "vector_shape", lambda dtype: (32 // item, 2))
+    conv, values, want = _conv_and_values(conv_text(**CASES[name], t=t), t)
+    form = conv_form(conv, {})
+    assert form.tiled
+    scratch = np.empty(form.scratch_bytes // 8 + 8, np.float64)  # 8-byte aligned
+    out = np.full(want.shape, np.nan, want.dtype)
+    _emitted(form, x86)((ctypes.c_void_p * 4)(values[0].ctypes.data, values[1].ctypes.data,
+                                              out.ctypes.data, scratch.ctypes.data))
+    np.testing.assert_allclose(out, want, rtol=TOL[t], atol=TOL[t])
+
+
+def test_rows_too_wide_for_a_stack_block_use_gemm() -> None:
+    """im2col rows too long for a block on a thread's stack go to the CBLAS path."""
+    case = conv_text("b01f_01io->b01f", 1, 40000, (2, 2), 3, (1, 1))
+    assert not conv_form(parse_hlo(case[0]).entry.root, {}).tiled
+    check(case)

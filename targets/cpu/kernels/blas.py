@@ -23,6 +23,9 @@ The denormal scan and flush loops are compiled once per process (`_helpers`, reg
 with `add_symbol` like the CBLAS entry points, on the first `plan_blas_dot`, which every
 kernel's form comes from), so a dot kernel is a few calls: ~10 ms to compile.
 
+Convolutions (kernels/conv.py) use `emit_permute`, `emit_gemm` and the denormal
+helpers too.
+
 The output never aliases an input (gemm reads the inputs while writing); the kernel is
 correct for any distinct buffers. It does not touch MXCSR: flushing is done on bits, and
 OpenBLAS's own threads run with their own MXCSR anyway.
@@ -318,6 +321,42 @@ def _emit_flush(module: ir.Module, name: str, dtype: PrimitiveType) -> ir.Functi
     return fn
 
 
+def declare_helpers(module: ir.Module, dtype: PrimitiveType) -> tuple[ir.Function, ir.Function]:
+    """The denormal scan (`i1 scan(ptr, i64 n)`) and flush (`void flush(ptr dst, ptr src,
+    i64 n)`) helpers, declared in `module` (registered by `plan_blas_dot`/`helpers`)."""
+    names = _helper_names(dtype)
+    scan = module.globals.get(names[0]) or ir.Function(module, _SCAN, name=names[0])
+    flush = module.globals.get(names[1]) or ir.Function(module, _FLUSH, name=names[1])
+    return scan, flush
+
+
+def flushed(b: ir.IRBuilder, bits: ir.Value, dtype: PrimitiveType) -> ir.Value:
+    """The bits of a value (integer-typed) with a denormal replaced by a signed zero."""
+    return _flushed(b, bits, dtype)
+
+
+def bits_type(dtype: PrimitiveType) -> ir.IntType:
+    """The integer type of an f32/f64 element's bits."""
+    return _BITS[dtype][0]
+
+
+def helpers() -> None:
+    """Compile and register the denormal helpers (once per process; kernels call them)."""
+    _helpers()
+
+
+def emit_gemm(b: ir.IRBuilder, dtype: PrimitiveType, m: ir.Value | int, n: int, k: int,
+              a: ir.Value, lda: int, c: ir.Value, ldc: int, out: ir.Value, ldo: int) -> None:
+    """out (m x n, leading dimension ldo) = a (m x k, lda) @ c (k x n, ldc): one row-major
+    `cblas_?gemm` call without transposes (m may be a runtime value)."""
+    ety = u.F32 if dtype is P.F32 else u.F64
+    fn = _declare(b.module, f"{_PREFIX[dtype]}gemm", dtype, False)
+    rows = u.i64(m) if isinstance(m, int) else m
+    b.call(fn, [ir.Constant(u.I32, ROW_MAJOR), ir.Constant(u.I32, NO_TRANS),
+                ir.Constant(u.I32, NO_TRANS), rows, u.i64(n), u.i64(k), ir.Constant(ety, 1.0),
+                a, u.i64(lda), c, u.i64(ldc), ir.Constant(ety, 0.0), out, u.i64(ldo)])
+
+
 def _declare(module: ir.Module, name: str, dtype: PrimitiveType, batched: bool) -> ir.Function:
     fn = module.globals.get(name)
     if fn is not None:
@@ -388,9 +427,16 @@ def _prepare(b: ir.IRBuilder, op: Operand, src: ir.Value, area: ir.Value, scan: 
 def _pack(b: ir.IRBuilder, op: Operand, src: ir.Value, dst: ir.Value,
           dtype: PrimitiveType) -> None:
     """dst (contiguous, dims in `op.perm` order) = src transposed, denormals flushed."""
+    emit_permute(b, op.dims, op.perm, src, dst, dtype)
+
+
+def emit_permute(b: ir.IRBuilder, dims: tuple[int, ...], perm: tuple[int, ...], src: ir.Value,
+                 dst: ir.Value, dtype: PrimitiveType) -> None:
+    """dst = src (row-major `dims`) transposed by `perm` (numpy.transpose's), contiguous,
+    denormals flushed (convolutions pack their operands with it too)."""
     ity = _BITS[dtype][0]
-    strides = [math.prod(op.dims[d + 1:]) for d in range(len(op.dims))]
-    order = [d for d in op.perm if op.dims[d] > 1]
+    strides = [math.prod(dims[d + 1:]) for d in range(len(dims))]
+    order = [d for d in perm if dims[d] > 1]
 
     def level(depth: int, src_at: ir.Value, dst_at: ir.Value) -> None:
         if depth == len(order):
@@ -398,8 +444,8 @@ def _pack(b: ir.IRBuilder, op: Operand, src: ir.Value, dst: ir.Value,
             b.store(_flushed(b, bits, dtype), b.gep(dst, [dst_at], source_etype=ity, inbounds=True))
             return
         d = order[depth]
-        inner = math.prod(op.dims[x] for x in order[depth + 1:])
-        with u.for_range(b, op.dims[d], name=f"p{depth}") as i:
+        inner = math.prod(dims[x] for x in order[depth + 1:])
+        with u.for_range(b, dims[d], name=f"p{depth}") as i:
             level(depth + 1, b.add(src_at, b.mul(i, u.i64(strides[d]))),
                   b.add(dst_at, b.mul(i, u.i64(inner))))
 

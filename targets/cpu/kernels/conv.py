@@ -1,41 +1,59 @@
-"""Convolution: im2col through strided views plus one BLAS matmul, inside a thunk.
+"""Convolution: a native LLVM kernel (im2col + a register-tiled microkernel or CBLAS
+gemm) where OpenBLAS is found, else im2col through strided views + one numpy matmul.
 
-Like dots (kernels/dot.py), f32/f64 convolutions are not compiled by LLVM: everything
-that depends only on shapes and attributes is worked out once, at compile time
-(the dimension-number permutations, the padded/base-dilated buffer shape and where the
-input lands in it, the window and stride multipliers of the strided im2col view, the
-group split and the matmul shapes), so a call is a handful of numpy calls:
+Native (`ConvPlan.native`, `emit_conv`; XLA:CPU's ConvolutionThunk calls a library
+kernel the same way), everything that depends only on shapes and attributes is fixed
+at compile time (`ConvForm`), and one call of `void conv(void **buffers)` does:
 
-1. the input, viewed as [batch, spatial..., feature], is copied once into a zeroed
-   padded (and base-dilated) buffer -- skipped when there is no padding, no dilation
-   and the input already is [batch, spatial..., feature];
-2. `as_strided` views that buffer as [batch groups, batch, out spatial..., window...,
-   feature groups, feature] (strides, window dilation and negative padding are only
-   view arithmetic), and one transpose + reshape copies it into the im2col matrix
-   [groups, batch * out spatial, window * feature];
-3. the kernel is viewed as [groups, window * feature, out feature / groups] and one
-   (batched, when grouped) matmul goes through BLAS;
-4. one transpose brings [batch, out spatial..., out feature] to the output dim labels.
+1. the kernel is packed as [groups, window..., cg, og] into scratch, and the lhs as
+   [batch, spatial..., feature] unless it already is (denormals flushed on the way:
+   XLA:CPU reads them as zero);
+2. the rows (batch, output position...) of the im2col matrix [rows, window... x cg]
+   are packed block by block, per group, by an LLVM loop: each row's window positions
+   map to base-dilated, padded input coordinates (negative padding crops: the same
+   formula), and positions in the padding or between dilated elements are zeros;
+3. each block is multiplied by the group's kernel into the output columns of the
+   group: by the register-tiled microkernel of kernels/conv_tiled.py (default; blocks
+   in L2, split across the cores) or by one CBLAS gemm per block (tune gemm="blas");
+4. the result [batch, out spatial..., out feature] is written in place when the output
+   dim labels are so, else into scratch and transposed into the output.
+
+Batch groups take the batch as (group, batch / groups), feature groups the features as
+(group, cg); output feature g * og + j belongs to group g (XLA's convention).
+
+The numpy path (no BLAS) precomputes the same permutations: the input copied once into
+a zeroed padded, base-dilated buffer, `as_strided` views it as [batch groups, batch,
+out spatial..., window..., feature groups, feature] (strides, window dilation and
+negative padding are view arithmetic), one copy makes the im2col matrix and one
+(batched) matmul goes through BLAS, then one transpose gives the output dim labels.
 
 Numerics: the interpreter's (hlotool/interpreter/kernels/convolution.py) computes f32
-in f32 and f64 in f64 with the same im2col contraction; only the summation order inside
-BLAS may differ (the columns here are (window, feature), there (feature, window)), so
-results agree to float rounding, not bit for bit. Window reversal, integer, bf16/f16,
+in f32 and f64 in f64 with the same im2col contraction; only the summation order
+differs (here the columns are (window, feature), there (feature, window)), so results
+agree to float rounding, not bit for bit. Window reversal, integer, bf16/f16,
 mixed-type, dynamic-shape and empty convolutions stay on the interpreter.
 """
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from llvmlite import ir
 from numpy.lib.stride_tricks import as_strided
 
+from hlotool.interpreter.kernels.elementwise import mark_clean
 from hlotool.ir.attributes import WindowDimension
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType
+from hlotool.targets.cpu import irutils as u
+from hlotool.targets.cpu.kernels import blas
+from hlotool.targets.cpu.kernels import conv_tiled as tiled
 from hlotool.targets.cpu.workspace import Workspace
 
 P = PrimitiveType
@@ -45,7 +63,13 @@ _TYPES = {P.F32: np.float32, P.F64: np.float64}
 @dataclass(slots=True)
 class ConvPlan:
     """A convolution computed by im2col + BLAS (a standalone convolution, or a fusion
-    whose root is a convolution of two of its parameters)."""
+    whose root is a convolution of two of its parameters).
+
+    Native (`native`: OpenBLAS found) it is an LLVM kernel (`emit`) whose entry takes
+    the buffers (lhs, rhs, output, scratch of `scratch_bytes`); no constants. The output
+    must not be an input's buffer (the im2col and gemm read the inputs while the output
+    is written); any distinct buffers are fine. Without BLAS the runtime makes a numpy
+    `ConvThunk`."""
 
     name: str
     roots: list[Instruction]
@@ -55,6 +79,27 @@ class ConvPlan:
     @property
     def conv(self) -> Instruction:
         return self.roots[0]
+
+    @property
+    def native(self) -> bool:
+        """Whether the convolution is an LLVM kernel calling CBLAS (see `emit`)."""
+        return blas.available()
+
+    @property
+    def scratch_bytes(self) -> int:
+        """Bytes of the native kernel's scratch buffer (its last entry buffer)."""
+        return conv_form(self.conv, self.tune).scratch_bytes
+
+    def emit(self, module: Any, symbol: str, *, x86: bool) -> None:
+        """The native kernel: entry buffers (lhs, rhs, out, scratch of `scratch_bytes`);
+        the output must not be an input buffer."""
+        if not self.native:
+            raise RuntimeError("no BLAS library for a native convolution")
+        emit_conv(module, symbol, conv_form(self.conv, self.tune), x86=x86)
+
+    def make_thunk(self, ins: Instruction, library: Any, symbol: str) -> ConvThunk:
+        """A thunk calling the kernel `emit` put in the module's library."""
+        return ConvThunk(ins, self.conv, fn=library.get_function(symbol), tune=self.tune)
 
 
 def unsupported_conv(conv: Instruction) -> str | None:
@@ -78,7 +123,12 @@ def unsupported_conv(conv: Instruction) -> str | None:
 
 def plan_convolution(ins: Instruction, name: str) -> tuple[ConvPlan | None, str]:
     """A ConvPlan for a convolution, or for a fusion computing only a convolution of its
-    parameters (XLA:CPU wraps convolutions in such kCustom fusions)."""
+    parameters (XLA:CPU wraps convolutions in such kCustom fusions).
+
+    Registers the denormal helpers native kernels call (kernels/blas.py) first: a
+    module's object code may come from the disk cache, loaded right after planning."""
+    if blas.available():
+        blas.helpers()
     if ins.opcode is Opcode.CONVOLUTION:
         reason = unsupported_conv(ins)
         return (None, reason) if reason else (ConvPlan(name, [ins], list(ins.operands)), "")
@@ -94,10 +144,15 @@ def plan_convolution(ins: Instruction, name: str) -> tuple[ConvPlan | None, str]
 
 
 class ConvThunk:
-    """One convolution as pad + strided im2col view + one (batched) matmul."""
+    """One convolution: a call of its native kernel (`form`, `fn`; the arena runtime
+    calls it directly through `native_args`), or without BLAS pad + strided im2col view
+    + one (batched) numpy matmul."""
 
     def __init__(self, ins: Instruction, conv: Instruction | None = None,
-                 workspace: Workspace | None = None) -> None:
+                 workspace: Workspace | None = None, *, fn: Any = None,
+                 tune: dict[str, int | str] | None = None, native: bool | None = None) -> None:
+        """`fn`: the native kernel when already compiled (else compiled on first use);
+        `native`: False for the numpy path even where BLAS is found."""
         self.ins = ins
         #: Where the padded input, the im2col matrix and the product live during a call.
         self.workspace = workspace if workspace is not None else Workspace()
@@ -179,6 +234,32 @@ class ConvThunk:
         self.out_perm = tuple(src)
         self.out_shape = out.dimensions
         self.flops = 2 * groups * m * kk * og
+        #: The native kernel's form (None: the numpy path).
+        native = blas.available() if native is None else native and blas.available()
+        self.form = conv_form(conv, tune or {}) if native else None
+        self.scratch = _aligned_bytes(self.form.scratch_bytes if self.form else 0)
+        self._fn = fn
+
+    @property
+    def native_args(self) -> Any:
+        """The native kernel's buffers for the arena runtime (`schedule.NativeArgs`);
+        absent (AttributeError) on the numpy path, so the runtime calls the thunk."""
+        if self.form is None:
+            raise AttributeError("native_args")
+        return lambda: [("operand", self.sources[0], ()), ("operand", self.sources[1], ()),
+                        ("output", ()), ("address", self.scratch.ctypes.data)]
+
+    @property
+    def fn(self) -> Any:
+        """The native kernel (`void conv(void **buffers)`), compiled on first use."""
+        assert self.form is not None
+        if self._fn is None:
+            self._fn = _compiled(self.form)
+        return self._fn
+
+    def may_share(self, operand: int, index: tuple[int, ...]) -> bool:
+        """The kernel reads its operands while writing the output: never in place."""
+        return False
 
     def inputs(self, operands: list, env: dict) -> list:
         return [operands[s] for s in self.sources]
@@ -189,7 +270,9 @@ class ConvThunk:
 
     def __call__(self, values: list, out: np.ndarray | None = None) -> np.ndarray:
         """The convolution of the operand values, written into `out` when given (an
-        array of the result's dimensions and type)."""
+        array of the result's dimensions and type, not an operand's buffer)."""
+        if self.form is not None:
+            return self._native(values, out)
         direct = out is not None and self.groups == 1 and \
             self.out_perm == tuple(range(len(self.out_perm)))
         padded = self.pad or not self.lhs_identity
@@ -231,3 +314,318 @@ class ConvThunk:
             return np.ascontiguousarray(res)
         np.copyto(out, res)
         return out
+
+    def _native(self, values: list, out: np.ndarray | None) -> np.ndarray:
+        a = np.ascontiguousarray(values[0], self.dtype)
+        b = np.ascontiguousarray(values[1], self.dtype)
+        dst = np.empty(self.out_shape, self.dtype) if out is None else out
+        self.fn((ctypes.c_void_p * 4)(a.ctypes.data, b.ctypes.data, dst.ctypes.data,
+                                      self.scratch.ctypes.data))
+        return mark_clean(dst) if out is None else dst
+
+
+def _aligned_bytes(n: int) -> np.ndarray:
+    """n bytes starting at a 64-byte boundary."""
+    raw = np.empty(n + _ALIGN, np.uint8)
+    skip = (-raw.ctypes.data) % _ALIGN
+    return raw[skip:skip + n]
+
+
+@functools.cache
+def _compiled(form: ConvForm) -> Any:
+    """The native kernel of a convolution form, compiled once per process (the library
+    lives as long as the process: thunks keep only the function pointer)."""
+    from hlotool.targets.cpu.jit import CodeLibrary, host
+
+    module = ir.Module(name="hlotool_conv")
+    emit_conv(module, "conv", form, x86=host().is_x86)
+    library = CodeLibrary("hlotool_conv")
+    library.add_ir_module(str(module))
+    library.finalize()
+    _LIBRARIES.append(library)
+    return library.get_function("conv")
+
+
+_LIBRARIES: list[Any] = []
+
+
+# -- the native kernel -----------------------------------------------------------------------
+
+#: Bytes of im2col rows packed per gemm call (gemm="blas"). OpenBLAS's threads cost
+#: milliseconds per call on a busy machine, so the chunks are big (the whole 58 MiB
+#: im2col matrix of the 3x3 8x56x56x64 convolution is one call).
+CHUNK_BYTES = 64 << 20
+_ALIGN = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Spatial:
+    """One spatial dimension: input size, window size, stride, window (rhs) and base (lhs)
+    dilation, low padding (negative: cropped), output size."""
+
+    size: int
+    window: int
+    stride: int
+    wdil: int
+    bdil: int
+    low: int
+    out: int
+
+    @property
+    def dilated(self) -> int:
+        return (self.size - 1) * self.bdil + 1
+
+
+@dataclass(frozen=True, slots=True)
+class ConvForm:
+    """A convolution as the native kernel computes it (hashable: one kernel per form).
+
+    The lhs is read as [n, spatial..., c] (`lperm` of its dims; packed into scratch first
+    unless already so), the kernel packed as [groups, window..., cg, og], and per block
+    of `chunk` output rows (batch, out spatial...) and per group, the rows' im2col
+    matrix [rows, window... * cg] is packed and multiplied into the [rows, o] output
+    (columns g * og...) by the tiled microkernel or one gemm; the output is
+    [nb, out spatial..., o] (in place when `out_perm` is the identity, else in scratch
+    then transposed)."""
+
+    dtype: PrimitiveType
+    lhs: tuple[int, ...]
+    lperm: tuple[int, ...]
+    #: The rhs dims with the output feature split into (groups, og), and the permutation
+    #: of those bringing them to [groups, window..., cg, og].
+    kdims: tuple[int, ...]
+    kperm: tuple[int, ...]
+    out_perm: tuple[int, ...]
+    spatial: tuple[Spatial, ...]
+    n: int
+    c: int
+    o: int
+    gb: int
+    gf: int
+    #: Rows of one im2col block (per gemm call, or per block of the tiled contraction).
+    chunk: int
+    #: The contraction: the register-tiled LLVM microkernel (kernels/conv_tiled.py) or
+    #: one CBLAS gemm per block and group.
+    tiled: bool
+
+    @property
+    def itemsize(self) -> int:
+        return 4 if self.dtype is P.F32 else 8
+
+    @property
+    def groups(self) -> int:
+        return self.gb * self.gf
+
+    @property
+    def nb(self) -> int:
+        return self.n // self.gb
+
+    @property
+    def cg(self) -> int:
+        return self.c // self.gf
+
+    @property
+    def og(self) -> int:
+        return self.o // self.groups
+
+    @property
+    def kk(self) -> int:
+        """Columns of the im2col matrix (window positions x cg)."""
+        return math.prod(s.window for s in self.spatial) * self.cg
+
+    @property
+    def rows(self) -> int:
+        """Rows of the im2col matrix (nb x output positions)."""
+        return self.nb * math.prod(s.out for s in self.spatial)
+
+    @property
+    def canon_out(self) -> tuple[int, ...]:
+        return (self.nb, *(s.out for s in self.spatial), self.o)
+
+    @property
+    def in_place_lhs(self) -> bool:
+        return self.lperm == tuple(range(len(self.lperm)))
+
+    @property
+    def in_place_out(self) -> bool:
+        return self.out_perm == tuple(range(len(self.out_perm)))
+
+    @property
+    def plain_rows(self) -> bool:
+        """Whether the im2col matrix is the [batch, spatial..., c] lhs itself (a 1x1
+        window, unit strides and dilations, no padding, one group)."""
+        return self.groups == 1 and all(
+            (s.window, s.stride, s.wdil, s.bdil, s.low, s.out) == (1, 1, 1, 1, 0, s.size)
+            for s in self.spatial)
+
+    @property
+    def offsets(self) -> tuple[int, int, int, int, int]:
+        """Byte offsets of the scratch areas (kernel, im2col chunk, lhs, output) and the
+        end."""
+        sizes = [self.groups * self.kk * self.og, 0 if self.tiled else self.chunk * self.kk,
+                 0 if self.in_place_lhs else math.prod(self.lhs),
+                 0 if self.in_place_out else math.prod(self.canon_out)]
+        out = [0]
+        for n in sizes:
+            out.append(out[-1] + _aligned(n * self.itemsize))
+        return tuple(out)  # type: ignore[return-value]
+
+    @property
+    def scratch_bytes(self) -> int:
+        return max(_ALIGN, self.offsets[-1])
+
+
+def _aligned(n: int) -> int:
+    return -(-n // _ALIGN) * _ALIGN
+
+
+def conv_form(conv: Instruction, tune: dict[str, int | str]) -> ConvForm:
+    """The native form of a supported convolution."""
+    a = conv.attrs
+    dn = a["dim_labels"]
+    lhs, rhs, out = conv.operand(0).shape, conv.operand(1).shape, conv.shape
+    k = len(dn.input_spatial_dimensions)
+    window = a.get("window")
+    dims = list(window.dimensions) if window is not None else [WindowDimension()] * k
+    spatial = tuple(Spatial(lhs.dimensions[d], wd.size, wd.stride, wd.window_dilation,
+                            wd.base_dilation, wd.padding_low,
+                            out.dimensions[dn.output_spatial_dimensions[i]])
+                    for i, (d, wd) in enumerate(zip(dn.input_spatial_dimensions, dims,
+                                                    strict=True)))
+    gf = int(a.get("feature_group_count", 1) or 1)
+    gb = int(a.get("batch_group_count", 1) or 1)
+    o = rhs.dimensions[dn.kernel_output_feature_dimension]
+    # The rhs's output feature dim split into (groups, og): virtual dims and their order.
+    ko = dn.kernel_output_feature_dimension
+    kdims = (*rhs.dimensions[:ko], gb * gf, o // (gb * gf), *rhs.dimensions[ko + 1:])
+    virt = lambda d: d if d < ko else d + 1  # noqa: E731 - rhs dim -> virtual dim
+    kperm = (ko, *(virt(d) for d in dn.kernel_spatial_dimensions),
+             virt(dn.kernel_input_feature_dimension), ko + 1)
+    src = [0] * (2 + k)
+    src[dn.output_batch_dimension] = 0
+    src[dn.output_feature_dimension] = 1 + k
+    for i, d in enumerate(dn.output_spatial_dimensions):
+        src[d] = 1 + i
+    c = lhs.dimensions[dn.input_feature_dimension]
+    itemsize = 4 if out.element_type is P.F32 else 8
+    kk = math.prod(s.window for s in spatial) * (c // gf)
+    rows = lhs.dimensions[dn.input_batch_dimension] // gb * math.prod(s.out for s in spatial)
+    chunk_bytes = int(tune.get("chunk_bytes", CHUNK_BYTES))
+    chunk = max(1, min(rows, chunk_bytes // (kk * itemsize)))
+    block = tiled.block_rows(rows, kk, itemsize)
+    use_tiled = tune.get("gemm", "tiled") == "tiled" and \
+        block * kk * itemsize <= tiled.MAX_BLOCK_BYTES
+    return ConvForm(out.element_type, tuple(lhs.dimensions),
+                    (dn.input_batch_dimension, *dn.input_spatial_dimensions,
+                     dn.input_feature_dimension),
+                    kdims, kperm, tuple(src), spatial,
+                    lhs.dimensions[dn.input_batch_dimension], c, o, gb, gf,
+                    block if use_tiled else chunk, use_tiled)
+
+
+def emit_conv(module: ir.Module, symbol: str, form: ConvForm, *, x86: bool = False) -> None:
+    """Add `void symbol(void **buffers)` computing `form` (buffers: lhs, rhs, out,
+    scratch of `form.scratch_bytes`)."""
+    blas.helpers()
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR]), name=symbol)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    lhs, rhs, out, scratch = (b.load(b.gep(fn.args[0], [u.i64(k)], source_etype=u.PTR), typ=u.PTR)
+                              for k in range(4))
+    off = form.offsets
+    area = [b.gep(scratch, [u.i64(x)], source_etype=u.I8) for x in off[:4]]
+    ker, cols = area[0], area[1]
+    blas.emit_permute(b, form.kdims, form.kperm, rhs, ker, form.dtype)
+    src = lhs
+    if not form.in_place_lhs:
+        blas.emit_permute(b, form.lhs, form.lperm, lhs, area[2], form.dtype)
+        src = area[2]
+    dst = out if form.in_place_out else area[3]
+    im2col = _emit_im2col(module, f"{symbol}.im2col", form)
+    if form.tiled:
+        tiled.emit_tiled(b, form, im2col, src, ker, dst, symbol, x86)
+    else:
+        _chunks(b, form, im2col, src, cols, ker, dst)
+    if not (form.tiled and x86):  # denormal results read as zero (XLA:CPU's FTZ)
+        scan, flush = blas.declare_helpers(b.module, form.dtype)
+        n = u.i64(form.rows * form.o)
+        with b.if_then(b.call(scan, [dst, n])):
+            b.call(flush, [dst, dst, n])
+    if not form.in_place_out:
+        blas.emit_permute(b, form.canon_out, form.out_perm, dst, out, form.dtype)
+    b.ret_void()
+
+
+def _chunks(b: ir.IRBuilder, form: ConvForm, im2col: ir.Function, src: ir.Value,
+            cols: ir.Value, ker: ir.Value, dst: ir.Value) -> None:
+    """Per chunk of rows and per group: pack the im2col rows, one gemm into dst."""
+    ety = u.F32 if form.dtype is P.F32 else u.F64
+    total, chunk, kk, og = form.rows, form.chunk, form.kk, form.og
+    with u.for_range(b, -(-total // chunk), name="chunk") as ch:
+        r0 = b.mul(ch, u.i64(chunk))
+        left = b.sub(u.i64(total), r0)
+        rows = b.select(b.icmp_signed("<", left, u.i64(chunk)), left, u.i64(chunk))
+        at = b.gep(dst, [b.mul(r0, u.i64(form.o))], source_etype=ety)
+        with u.for_range(b, form.groups, name="g") as g:
+            b.call(im2col, [src, cols, g, r0, rows])
+            blas.emit_gemm(b, form.dtype, rows, og, kk, cols, kk,
+                           b.gep(ker, [b.mul(g, u.i64(kk * og))], source_etype=ety), og,
+                           b.gep(at, [b.mul(g, u.i64(og))], source_etype=ety), form.o)
+
+
+def _emit_im2col(module: ir.Module, name: str, form: ConvForm) -> ir.Function:
+    """`void name(ptr src, ptr cols, i64 group, i64 first, i64 rows)`: rows [first,
+    first + rows) of group `group`'s im2col matrix into cols, denormals flushed; src is
+    the lhs as [n, spatial..., c]."""
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.I64, u.I64, u.I64]),
+                     name=name)
+    fn.linkage = "internal"
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    src, cols, g, first, count = fn.args
+    gb_i, gf_i = b.udiv(g, u.i64(form.gf)), b.urem(g, u.i64(form.gf))
+    outs = [s.out for s in form.spatial]
+    positions = math.prod(outs)
+    # Element strides of the lhs as [n, spatial..., c].
+    sizes = [form.n, *(s.size for s in form.spatial), form.c]
+    strides = [math.prod(sizes[d + 1:]) for d in range(len(sizes))]
+    with u.for_range(b, count, name="row") as i:
+        r = b.add(first, i)
+        batch = b.add(b.mul(gb_i, u.i64(form.nb)), b.udiv(r, u.i64(positions)))
+        base = b.add(b.mul(batch, u.i64(strides[0])), b.mul(gf_i, u.i64(form.cg)))
+        coords = [b.urem(b.udiv(r, u.i64(math.prod(outs[d + 1:]))), u.i64(outs[d]))
+                  for d in range(len(outs))]
+        _window(b, form, src, cols, coords, strides[1:-1], base, b.mul(i, u.i64(form.kk)))
+    b.ret_void()
+    return fn
+def _window(b: ir.IRBuilder, form: ConvForm, src: ir.Value, cols: ir.Value,
+            coords: list[ir.Value], strides: list[int], base: ir.Value, row: ir.Value) -> None:
+    """One im2col row: per window position, cg input features (or zeros) into cols."""
+    ity = blas.bits_type(form.dtype)
+    cg = form.cg
+
+    def level(d: int, valid: ir.Value, at: ir.Value, col: ir.Value) -> None:
+        if d == len(form.spatial):
+            dst = b.gep(cols, [b.add(row, col)], source_etype=ity)
+            with b.if_else(valid) as (then, otherwise):
+                with then:
+                    p = b.gep(src, [at], source_etype=ity)
+                    with u.for_range(b, cg, name="c") as c:
+                        bits = b.load(b.gep(p, [c], source_etype=ity), typ=ity)
+                        b.store(blas.flushed(b, bits, form.dtype),
+                                b.gep(dst, [c], source_etype=ity))
+                with otherwise:
+                    with u.for_range(b, cg, name="z") as c:
+                        b.store(ir.Constant(ity, 0), b.gep(dst, [c], source_etype=ity))
+            return
+        s = form.spatial[d]
+        inner = math.prod(x.window for x in form.spatial[d + 1:]) * cg
+        with u.for_range(b, s.window, name=f"w{d}") as w:
+            q = b.sub(b.add(b.mul(coords[d], u.i64(s.stride)), b.mul(w, u.i64(s.wdil))),
+                      u.i64(s.low))
+            ok = b.icmp_unsigned("<", q, u.i64(s.dilated))
+            if s.bdil > 1:
+                ok = b.and_(ok, b.icmp_unsigned("==", b.urem(q, u.i64(s.bdil)), u.i64(0)))
+                q = b.udiv(q, u.i64(s.bdil))
+            level(d + 1, b.and_(valid, ok), b.add(at, b.mul(q, u.i64(strides[d]))),
+                  b.add(col, b.mul(w, u.i64(inner))))
+
+    level(0, ir.Constant(u.I1, 1), base, u.i64(0))
