@@ -120,7 +120,7 @@ def _emit_part(module: ir.Module, name: str, form: ConvForm, im2col: ir.Function
                             source_etype=ety)
                 _tiles(b, form, rows, block, kg, out, full, single, ety)
 
-    parallel._with_ftz(b, x86, body)
+    parallel.with_ftz(b, x86, body)
     b.ret_void()
     return fn
 

@@ -309,7 +309,7 @@ def emit_entry(module: ir.Module, name: str, body: ir.Function, x86: bool, n: in
     buffers, begin, end = part.args
     ptrs = [b.load(b.gep(buffers, [u.i64(k)], source_etype=u.PTR), typ=u.PTR)
             for k in range(len(body.args) - 2)]
-    _with_ftz(b, x86, lambda: b.call(body, [*ptrs, begin, end]))
+    with_ftz(b, x86, lambda: b.call(body, [*ptrs, begin, end]))
     b.ret_void()
     entry = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR]), name=name)
     b = ir.IRBuilder(entry.append_basic_block("entry"))
@@ -322,7 +322,7 @@ def emit_entry(module: ir.Module, name: str, body: ir.Function, x86: bool, n: in
     b.ret_void()
 
 
-def _with_ftz(b: ir.IRBuilder, x86: bool, call: Callable[[], object]) -> None:
+def with_ftz(b: ir.IRBuilder, x86: bool, call: Callable[[], object]) -> None:
     """Run `call()` with MXCSR's FTZ/DAZ bits set (x86 only), restoring MXCSR after."""
     if not x86:
         call()
