@@ -7,11 +7,14 @@ The kernels with real choices in this code generator:
   is supported but not timed);
 * **reduce** (row reductions, `reduce.is_row_reduction`): how many 32-element windows
   are folded side by side, `jam` in {2, 4, 8, 16}, default 8;
-* **dot** (BLAS through numpy): `layout` view/copy (BLAS reads a transposed operand
-  through strides, or it is made contiguous first) and, for batched dots, `batch`
-  stacked/loop (one batched matmul, or one 2-D matmul per batch).
+* **dot** (CBLAS, called from the kernel or through numpy): `layout` view/copy (BLAS
+  reads a transposed operand through strides, or it is made contiguous first) and, for
+  batched dots, `batch` stacked/loop (one batched gemm, or one gemm per batch).
 
-Convolution has no native kernel yet (it runs on the interpreter), so nothing to tune.
+Convolutions are not tuned: their two contractions (the register-tiled microkernel and
+CBLAS gemm, `conv.ConvPlan.tune`) sum in different orders, and the tuner only chooses
+between variants that compute the same bits, so results never depend on a timing. The
+default (the microkernel) was the faster on every shape measured.
 
 Every variant computes the same values in the same order (tiles only reorder independent
 stores; jammed windows are each folded in XLA's order and combined in order), and the
