@@ -389,6 +389,9 @@ class _ReduceEmitter:
         out = []
         for (n, w, pad, _), p in zip(self.levels[level - 1].dims, pos, strict=True):
             start = b.sub(b.mul(p, u.i64(w)), u.i64(pad))
+            if not pad and n % w == 0:
+                out.append((start, b.add(start, u.i64(w))))  # every window is whole
+                continue
             lo = b.select(b.icmp_signed("<", start, u.i64(0)), u.i64(0), start)
             end = b.add(start, u.i64(w))
             hi = b.select(b.icmp_signed(">", end, u.i64(n)), u.i64(n), end)
