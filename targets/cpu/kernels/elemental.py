@@ -43,16 +43,28 @@ Index = tuple[ir.Value, ...]
 _FLOAT_CMP = {"EQ": "==", "NE": "!=", "GE": ">=", "GT": ">", "LE": "<=", "LT": "<"}
 _INT_CMP = {"EQ": "==", "NE": "!=", "GE": ">=", "GT": ">", "LE": "<=", "LT": "<"}
 
-#: f32 transcendental functions with a polynomial emitter (f16/bf16 use them too).
+#: f32 transcendental functions with a polynomial emitter (f16/bf16 use them too;
+#: kernels/math.py documents their accuracy against the interpreter's numpy).
 _F32_MATH: dict[Opcode, Callable[[ir.IRBuilder, ir.Value], ir.Value]] = {
     O.EXP: fm.exp, O.LOG: fm.log, O.TANH: fm.tanh, O.LOGISTIC: fm.logistic, O.ERF: fm.erf,
+    O.SIN: fm.sin, O.COS: fm.cos, O.TAN: fm.tan, O.EXPM1: fm.expm1, O.LOG1P: fm.log1p,
+    O.CBRT: fm.cbrt,
 }
 #: f64 transcendental functions with a polynomial emitter.
 _F64_MATH: dict[Opcode, Callable[[ir.IRBuilder, ir.Value], ir.Value]] = {
     O.EXP: fm.exp64, O.LOG: fm.log64, O.TANH: fm.tanh64, O.LOGISTIC: fm.logistic64,
-    O.ERF: fm.erf64,
+    O.ERF: fm.erf64, O.SIN: fm.sin64, O.COS: fm.cos64, O.TAN: fm.tan64, O.EXPM1: fm.expm1_64,
+    O.LOG1P: fm.log1p64, O.CBRT: fm.cbrt64,
 }
 _MATH = {P.F32: _F32_MATH, P.F64: _F64_MATH, P.F16: _F32_MATH, P.BF16: _F32_MATH}
+#: Binary float functions with a polynomial emitter (f16/bf16 use the f32 ones).
+_F32_MATH2: dict[Opcode, Callable[[ir.IRBuilder, ir.Value, ir.Value], ir.Value]] = {
+    O.ATAN2: fm.atan2, O.POWER: fm.pow, O.REMAINDER: fm.fmod,
+}
+_F64_MATH2: dict[Opcode, Callable[[ir.IRBuilder, ir.Value, ir.Value], ir.Value]] = {
+    O.ATAN2: fm.atan2_64, O.POWER: fm.pow64, O.REMAINDER: fm.fmod64,
+}
+_MATH2 = {P.F32: _F32_MATH2, P.F64: _F64_MATH2, P.F16: _F32_MATH2, P.BF16: _F32_MATH2}
 #: Float unary ops that map to one LLVM intrinsic.
 _FLOAT_INTRINSIC = {O.SQRT: "llvm.sqrt", O.FLOOR: "llvm.floor", O.CEIL: "llvm.ceil",
                     O.ROUND_EVEN: "llvm.roundeven", O.ROUND_AFZ: "llvm.round"}  # fmt: skip
@@ -102,7 +114,7 @@ def unsupported_reason(ins: Instruction) -> str | None:
     if t is P.PRED:
         return None if op in _PRED_OPS else f"{op.value} on pred"
     if u.is_float(t) or u.is_narrow(t):
-        if op in _FLOAT_UNARY or op in _FLOAT_BINARY or op in _MATH[t]:
+        if op in _FLOAT_UNARY or op in _FLOAT_BINARY or op in _MATH[t] or op in _MATH2[t]:
             return None
         return f"{op.value} on {t.value}"
     if op in _INT_UNARY or op in _INT_BINARY:
@@ -519,6 +531,8 @@ class ElementalEmitter:
         ty = x.type
         if op in _MATH[t]:
             return _MATH[t][op](b, x)
+        if op in _MATH2[t]:
+            return _MATH2[t][op](b, x, args[1])
         if op in _FLOAT_INTRINSIC:
             return u.intrinsic(b, _FLOAT_INTRINSIC[op], ty, [x])
         if op is O.NEGATE:
