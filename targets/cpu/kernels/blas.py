@@ -36,8 +36,10 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import llvmlite.binding as llvm
 from llvmlite import ir
@@ -173,13 +175,9 @@ def _aligned(n: int) -> int:
     return -(-n // _ALIGN) * _ALIGN
 
 
-def plan_blas_dot(ins: Instruction, tune: dict[str, int | str] | None = None) -> BlasDot | None:
-    """The BLAS form of a supported f32/f64 dot (None without the library). Every
-    kernel's form comes from here, so the helpers it calls are registered first."""
-    if not available():
-        return None
-    _helpers()
-    tune = tune or {}
+def dot_dimensions(ins: Instruction) -> tuple[tuple[int, ...], ...]:
+    """A dot's (lhs batch, lhs contracting, lhs free, rhs batch, rhs contracting, rhs
+    free) dimensions, free ones in order."""
     a, b = ins.operand(0).shape, ins.operand(1).shape
     attrs = ins.attrs
     lb = tuple(attrs.get("lhs_batch_dims") or ())
@@ -188,6 +186,93 @@ def plan_blas_dot(ins: Instruction, tune: dict[str, int | str] | None = None) ->
     rc = tuple(attrs.get("rhs_contracting_dims") or ())
     lf = tuple(d for d in range(a.rank) if d not in lb and d not in lc)
     rf = tuple(d for d in range(b.rank) if d not in rb and d not in rc)
+    return lb, lc, lf, rb, rc, rf
+
+
+def compile_once(name: str, emit: Callable[[ir.Module, str], None]) -> Any:
+    """A kernel compiled in a library of its own, kept for the life of the process
+    (thunks hold only the function pointer)."""
+    from hlotool.targets.cpu.jit import CodeLibrary
+
+    module = ir.Module(name=f"hlotool_{name}")
+    emit(module, name)
+    library = CodeLibrary(f"hlotool_{name}")
+    library.add_ir_module(str(module))
+    library.finalize()
+    _LIBRARIES.append(library)
+    return library.get_function(name)
+
+
+_LIBRARIES: list[Any] = []
+#: (thunk class, kernel form) -> compiled kernel (forms are frozen dataclasses).
+_KERNELS: dict[tuple[str, Any], Any] = {}
+
+
+class LibraryThunk:
+    """The native path shared by the dot and convolution thunks: `form` (None on the
+    numpy path), `scratch`, the kernel compiled on first use, two operands in, one
+    output of `out_shape` and `dtype`, never in place. Subclasses set `form`, `scratch`,
+    `_fn`, `dtype`, `out_shape`, `operand_positions` and define `_compile`."""
+
+    form: Any
+    scratch: Any
+    _fn: Any
+    dtype: Any
+    out_shape: tuple[int, ...]
+    operand_positions: tuple[int, int] = (0, 1)
+
+    @property
+    def native_args(self) -> Any:
+        """The native kernel's buffers for the arena runtime (`schedule.NativeArgs`);
+        absent (AttributeError) on the numpy path, so the runtime calls the thunk."""
+        if self.form is None:
+            raise AttributeError("native_args")
+        lhs, rhs = self.operand_positions
+        return lambda: [("operand", lhs, ()), ("operand", rhs, ()), ("output", ()),
+                        ("address", self.scratch.ctypes.data)]
+
+    @property
+    def fn(self) -> Any:
+        """The native kernel (`void kernel(void **buffers)`), compiled on first use,
+        once per process for each form."""
+        assert self.form is not None
+        if self._fn is None:
+            key = (type(self).__name__, self.form)
+            self._fn = _KERNELS.get(key)
+            if self._fn is None:
+                self._fn = _KERNELS[key] = self._compile()
+        return self._fn
+
+    def _compile(self) -> Any:
+        raise NotImplementedError
+
+    def _native(self, values: list, out: Any) -> Any:
+        """Run the native kernel on operand values (into `out`, or a fresh array)."""
+        import numpy as np
+
+        from hlotool.interpreter.kernels.elementwise import mark_clean
+
+        a = np.ascontiguousarray(values[0], self.dtype)
+        b = np.ascontiguousarray(values[1], self.dtype)
+        dst = np.empty(self.out_shape, self.dtype) if out is None else out
+        self.fn((ctypes.c_void_p * 4)(a.ctypes.data, b.ctypes.data, dst.ctypes.data,
+                                      self.scratch.ctypes.data))
+        return mark_clean(dst) if out is None else dst
+
+    def may_share(self, operand: int, index: tuple[int, ...]) -> bool:
+        """The kernel reads its operands while writing the output: never in place."""
+        return False
+
+
+def plan_blas_dot(ins: Instruction, tune: dict[str, int | str] | None = None) -> BlasDot | None:
+    """The BLAS form of a supported f32/f64 dot (None without the library). Every
+    kernel's form comes from here, so the helpers it calls are registered first."""
+    if not available():
+        return None
+    _helpers()
+    tune = tune or {}
+    a, b = ins.operand(0).shape, ins.operand(1).shape
+    lb, lc, lf, rb, rc, rf = dot_dimensions(ins)
     copy = tune.get("layout", "view") == "copy"
     lhs = _operand(tuple(a.dimensions), lb, lf, lc, copy)
     rhs = _operand(tuple(b.dimensions), rb, rc, rf, copy)

@@ -36,8 +36,6 @@ mixed-type, dynamic-shape and empty convolutions stay on the interpreter.
 
 from __future__ import annotations
 
-import ctypes
-import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,7 +44,6 @@ import numpy as np
 from llvmlite import ir
 from numpy.lib.stride_tricks import as_strided
 
-from hlotool.interpreter.kernels.elementwise import mark_clean
 from hlotool.ir.attributes import WindowDimension
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
@@ -143,7 +140,7 @@ def plan_convolution(ins: Instruction, name: str) -> tuple[ConvPlan | None, str]
     return (None, reason) if reason else (ConvPlan(name, [root], list(root.operands)), "")
 
 
-class ConvThunk:
+class ConvThunk(blas.LibraryThunk):
     """One convolution: a call of its native kernel (`form`, `fn`; the arena runtime
     calls it directly through `native_args`), or without BLAS pad + strided im2col view
     + one (batched) numpy matmul."""
@@ -241,25 +238,14 @@ class ConvThunk:
         self._fn = fn
 
     @property
-    def native_args(self) -> Any:
-        """The native kernel's buffers for the arena runtime (`schedule.NativeArgs`);
-        absent (AttributeError) on the numpy path, so the runtime calls the thunk."""
-        if self.form is None:
-            raise AttributeError("native_args")
-        return lambda: [("operand", self.sources[0], ()), ("operand", self.sources[1], ()),
-                        ("output", ()), ("address", self.scratch.ctypes.data)]
+    def operand_positions(self) -> tuple[int, int]:
+        return self.sources[0], self.sources[1]
 
-    @property
-    def fn(self) -> Any:
-        """The native kernel (`void conv(void **buffers)`), compiled on first use."""
-        assert self.form is not None
-        if self._fn is None:
-            self._fn = _compiled(self.form)
-        return self._fn
+    def _compile(self) -> Any:
+        from hlotool.targets.cpu.jit import host
 
-    def may_share(self, operand: int, index: tuple[int, ...]) -> bool:
-        """The kernel reads its operands while writing the output: never in place."""
-        return False
+        form, x86 = self.form, host().is_x86
+        return blas.compile_once("conv", lambda m, name: emit_conv(m, name, form, x86=x86))
 
     def inputs(self, operands: list, env: dict) -> list:
         return [operands[s] for s in self.sources]
@@ -315,14 +301,6 @@ class ConvThunk:
         np.copyto(out, res)
         return out
 
-    def _native(self, values: list, out: np.ndarray | None) -> np.ndarray:
-        a = np.ascontiguousarray(values[0], self.dtype)
-        b = np.ascontiguousarray(values[1], self.dtype)
-        dst = np.empty(self.out_shape, self.dtype) if out is None else out
-        self.fn((ctypes.c_void_p * 4)(a.ctypes.data, b.ctypes.data, dst.ctypes.data,
-                                      self.scratch.ctypes.data))
-        return mark_clean(dst) if out is None else dst
-
 
 def _aligned_bytes(n: int) -> np.ndarray:
     """n bytes starting at a 64-byte boundary."""
@@ -330,23 +308,6 @@ def _aligned_bytes(n: int) -> np.ndarray:
     skip = (-raw.ctypes.data) % _ALIGN
     return raw[skip:skip + n]
 
-
-@functools.cache
-def _compiled(form: ConvForm) -> Any:
-    """The native kernel of a convolution form, compiled once per process (the library
-    lives as long as the process: thunks keep only the function pointer)."""
-    from hlotool.targets.cpu.jit import CodeLibrary, host
-
-    module = ir.Module(name="hlotool_conv")
-    emit_conv(module, "conv", form, x86=host().is_x86)
-    library = CodeLibrary("hlotool_conv")
-    library.add_ir_module(str(module))
-    library.finalize()
-    _LIBRARIES.append(library)
-    return library.get_function("conv")
-
-
-_LIBRARIES: list[Any] = []
 
 
 # -- the native kernel -----------------------------------------------------------------------

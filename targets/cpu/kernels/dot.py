@@ -24,15 +24,13 @@ bodies (`DotPlan.emit`).
 
 from __future__ import annotations
 
-import ctypes
-import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from hlotool.interpreter.kernels.elementwise import flush_denormals, flush_result, mark_clean
+from hlotool.interpreter.kernels.elementwise import flush_denormals, flush_result
 from hlotool.targets.cpu.kernels import blas
 from hlotool.targets.cpu.kernels.denormal import count_denormals, flush_inputs
 from hlotool.ir.instruction import Instruction
@@ -106,7 +104,7 @@ def unsupported_dot(ins: Instruction) -> str | None:
     return None
 
 
-class DotThunk:
+class DotThunk(blas.LibraryThunk):
     """dot_general as one (batched) matmul of precomputed 2-D/3-D views."""
 
     def __init__(self, ins: Instruction, tune: dict[str, int | str] | None = None,
@@ -115,13 +113,7 @@ class DotThunk:
         self.ins = ins
         tune = tune or {}
         a, b = ins.operand(0).shape, ins.operand(1).shape
-        attrs = ins.attrs
-        lb = tuple(attrs.get("lhs_batch_dims") or ())
-        lc = tuple(attrs.get("lhs_contracting_dims") or ())
-        rb = tuple(attrs.get("rhs_batch_dims") or ())
-        rc = tuple(attrs.get("rhs_contracting_dims") or ())
-        lf = [d for d in range(a.rank) if d not in lb and d not in lc]
-        rf = [d for d in range(b.rank) if d not in rb and d not in rc]
+        lb, lc, lf, rb, rc, rf = blas.dot_dimensions(ins)
         nb = math.prod(a.dimensions[d] for d in lb)
         m = math.prod(a.dimensions[d] for d in lf)
         n = math.prod(b.dimensions[d] for d in rf)
@@ -143,26 +135,9 @@ class DotThunk:
         self.scratch = np.empty(self.form.scratch_bytes if self.form else 0, np.uint8)
         self._fn = fn
 
-    @property
-    def native_args(self) -> Any:
-        """The native kernel's buffers for the arena runtime (`schedule.NativeArgs`);
-        absent (AttributeError) on the numpy path, so the runtime calls the thunk."""
-        if self.form is None:
-            raise AttributeError("native_args")
-        return lambda: [("operand", 0, ()), ("operand", 1, ()), ("output", ()),
-                        ("address", self.scratch.ctypes.data)]
-
-    @property
-    def fn(self) -> Any:
-        """The native kernel (`void dot(void **buffers)`), compiled on first use."""
-        assert self.form is not None
-        if self._fn is None:
-            self._fn = _compiled(self.form)
-        return self._fn
-
-    def may_share(self, operand: int, index: tuple[int, ...]) -> bool:
-        """gemm reads its operands while writing the output: never in place."""
-        return False
+    def _compile(self) -> Any:
+        form = self.form
+        return blas.compile_once("dot", lambda m, name: blas.emit_blas_dot(m, name, form))
 
     def inputs(self, operands: list, env: dict) -> list:
         return operands
@@ -195,31 +170,3 @@ class DotThunk:
         if count_denormals(dst):
             np.copyto(dst, flush_denormals(dst))
         return out
-
-    def _native(self, values: list, out: np.ndarray | None) -> np.ndarray:
-        a = np.ascontiguousarray(values[0], self.dtype)
-        b = np.ascontiguousarray(values[1], self.dtype)
-        dst = np.empty(self.out_shape, self.dtype) if out is None else out
-        self.fn((ctypes.c_void_p * 4)(a.ctypes.data, b.ctypes.data, dst.ctypes.data,
-                                      self.scratch.ctypes.data))
-        return mark_clean(dst) if out is None else dst
-
-
-@functools.cache
-def _compiled(dot: blas.BlasDot) -> Any:
-    """The native kernel of a dot form, compiled once per process (the library lives as
-    long as the process: thunks keep only the function pointer)."""
-    from llvmlite import ir
-
-    from hlotool.targets.cpu.jit import CodeLibrary
-
-    module = ir.Module(name="hlotool_dot")
-    blas.emit_blas_dot(module, "dot", dot)
-    library = CodeLibrary("hlotool_dot")
-    library.add_ir_module(str(module))
-    library.finalize()
-    _LIBRARIES.append(library)
-    return library.get_function("dot")
-
-
-_LIBRARIES: list[Any] = []
