@@ -441,16 +441,23 @@ def _payne_hanek_table() -> list[float]:
 
 
 def _table_global(b: ir.IRBuilder) -> ir.GlobalVariable:
+    return _constant_table(b, "two_over_pi", F64,
+                           lambda: [_d(v) for v in _payne_hanek_table()])
+
+
+def _constant_table(b: ir.IRBuilder, suffix: str, ty: ir.Type,
+                    values: Callable[[], list[ir.Constant]]) -> ir.GlobalVariable:
+    """A private constant array in the kernel's module. Named after the kernel's
+    function: kernels are emitted one per module and their IR texts joined
+    (codegen.build_llvm_module), so each one carries its own copy."""
     module = b.module
-    # Named after the kernel's function: kernels are emitted one per module and their
-    # IR texts joined (codegen.build_llvm_module), so each one carries its own copy.
-    name = f"{b.function.name}.two_over_pi"
+    name = f"{b.function.name}.{suffix}"
     g = module.globals.get(name)
     if g is None:
-        values = _payne_hanek_table()
-        ty = ir.ArrayType(F64, len(values))
-        g = ir.GlobalVariable(module, ty, name)
-        g.initializer = ir.Constant(ty, [_d(v) for v in values])
+        items = values()
+        array = ir.ArrayType(ty, len(items))
+        g = ir.GlobalVariable(module, array, name)
+        g.initializer = ir.Constant(array, items)
         g.global_constant = True
         g.linkage = "private"
     return g
@@ -802,18 +809,9 @@ def _inv_two_pi_words() -> list[int]:
 
 
 def _words_global(b: ir.IRBuilder) -> ir.GlobalVariable:
-    module = b.module
-    name = f"{b.function.name}.inv_two_pi"
-    g = module.globals.get(name)
-    if g is None:
-        words = _inv_two_pi_words()
-        ty = ir.ArrayType(I32, len(words))
-        g = ir.GlobalVariable(module, ty, name)
-        g.initializer = ir.Constant(ty, [_F(I32, w - (1 << 32) if w >= 1 << 31 else w)
-                                         for w in words])
-        g.global_constant = True
-        g.linkage = "private"
-    return g
+    return _constant_table(b, "inv_two_pi", I32,
+                           lambda: [_F(I32, w - (1 << 32) if w >= 1 << 31 else w)
+                                    for w in _inv_two_pi_words()])
 
 
 def _reduce_huge32(b: ir.IRBuilder, ax: ir.Value) -> tuple[ir.Value, ir.Value]:
