@@ -172,3 +172,50 @@ ENTRY e {{
     got, want, ex = run_both(text, x)
     assert ex.stats.fallback == 0
     np.testing.assert_array_equal(np.asarray(got).view(np.uint16), np.asarray(want).view(np.uint16))
+
+
+COLUMNS = [((3000, 40), [0]), ((1000, 300), [0]), ((7, 90, 33), [0, 1]), ((40, 16), [0]),
+           ((2100, 5, 7), [0]), ((65, 1025), [0])]  # fmt: skip
+
+
+@pytest.mark.parametrize(("shape", "dims"), COLUMNS)
+@pytest.mark.parametrize("op", ["add", "maximum"])
+def test_column_reductions_fold_side_by_side_in_the_same_order(
+        shape: tuple[int, ...], dims: list[int], op: str) -> None:
+    """Reduces over leading dims fold a chunk of columns at once (`_ColumnEmitter`),
+    each column in the interpreter's order, bit for bit."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.kernels.reduce import is_column_reduction
+
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[::97] = np.nan if op == "maximum" else 1e-40
+    text = reduce_text(shape, dims, op)
+    (plan,) = plan_module(parse_hlo(text)).plans.values()
+    assert is_column_reduction(plan)
+    check(text, x)
+
+
+def test_column_reduction_of_a_fused_prologue_and_product() -> None:
+    text = """HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  x = f32[600,70] parameter(0)
+  y = f32[600,70] parameter(1)
+  e = f32[600,70] exponential(x)
+  m = f32[600,70] multiply(e, y)
+  z = f32[] constant(0)
+  ROOT r = f32[70] reduce(m, z), dimensions={0}, to_apply=add
+}
+ENTRY main {
+  x = f32[600,70] parameter(0)
+  y = f32[600,70] parameter(1)
+  ROOT f = f32[70] fusion(x, y), kind=kInput, calls=fused
+}"""
+    rng = np.random.default_rng(2)
+    x, y = (rng.standard_normal((600, 70)).astype(np.float32) for _ in range(2))
+    check(text, x, y)

@@ -264,13 +264,38 @@ def emit_reduce_kernel(module: ir.Module, plan: ReducePlan, symbol: str, *, x86:
     body.attributes.add("nounwind")
     for arg in body.args[:buffers + results]:
         arg.add_attribute("noalias")
-    (_ReduceEmitter if reducer_op(plan.reduce) is not None else _GeneralEmitter)(body, plan).emit()
     red = plan.reduce
     src = red.operand(0).shape.dimensions
     outputs = math.prod(n for d, n in enumerate(src) if d not in red.attrs["dimensions"])
     sources = plan.inputs + [c for c, _ in plan.constants]
     work = _work(red, sources)
+    if is_column_reduction(plan):
+        # Chunks small enough that every thread gets one, at most COLUMN_CHUNK wide.
+        per_part = -(-outputs // parallel.max_parts(outputs, work))
+        chunk = min(COLUMN_CHUNK, max(16, -(-per_part // 16) * 16))
+        _ColumnEmitter(body, plan, chunk).emit()
+        outputs = -(-outputs // chunk)
+    elif reducer_op(red) is not None:
+        _ReduceEmitter(body, plan).emit()
+    else:
+        _GeneralEmitter(body, plan).emit()
     parallel.emit_entry(module, symbol, body, x86, outputs, parallel.max_parts(outputs, work))
+
+
+#: Output elements a column reduction folds side by side (its accumulator rows).
+COLUMN_CHUNK = 256
+
+
+def is_column_reduction(plan: ReducePlan) -> bool:
+    """A single-op reduce over leading dims only, keeping a contiguous block of at least
+    16 elements per reduced position (XLA's column reduction): `_ColumnEmitter`."""
+    red = plan.reduce
+    if reducer_op(red) is None or red.shape.element_type is P.PRED:
+        return False
+    rdims = sorted(red.attrs["dimensions"])
+    dims = red.operand(0).shape.dimensions
+    return bool(rdims) and rdims == list(range(len(rdims))) and len(rdims) < len(dims) and \
+        math.prod(dims[len(rdims):]) >= 16
 
 
 def _work(red: Instruction, sources: list[Instruction]) -> int:
@@ -466,6 +491,77 @@ class _ReduceEmitter:
 PAIR_BLOCK = 16
 #: Values of one reduce result per tree position (one per operand of a variadic reduce).
 Values = list[ir.Value]
+
+
+class _ColumnEmitter(_ReduceEmitter):
+    """A column reduction (reduced dims before the kept ones): every output element is
+    folded in exactly the order `_ReduceEmitter` uses (the same tree of windows), but
+    up to COLUMN_CHUNK adjacent output elements are folded side by side: each tree level keeps
+    a row of accumulators on the stack and its innermost loop runs over the chunk's
+    contiguous elements, which the loop vectorizer widens (a per-element fold would read
+    one column at a stride). The body's range is over chunks of `chunk` elements."""
+
+    def __init__(self, fn: ir.Function, plan: ReducePlan, chunk: int) -> None:
+        super().__init__(fn, plan)
+        self.chunk = chunk
+
+    def emit(self) -> None:
+        b = self.b
+        kept_dims = [self.in_dims[d] for d in self.kept]
+        count = math.prod(kept_dims)
+        with b.goto_block(self.entry):
+            self.rows = [b.alloca(self.ty, size=self.chunk, name=f"row{k}")
+                         for k in range(len(self.levels) + 2)]
+        begin, end = self.fn.args[-2:]
+
+        def chunk(c: ir.Value) -> None:
+            k0 = b.mul(c, u.i64(self.chunk))
+            rest = b.sub(u.i64(count), k0)
+            n = b.select(b.icmp_signed("<", rest, u.i64(self.chunk)), rest, u.i64(self.chunk))
+            top = len(self.levels) + 1
+            self._level_row(top, None, kept_dims, k0, n)
+            with u.for_range(b, n, name="st") as j:
+                ptr = b.gep(self.out, [b.add(k0, j)], source_etype=u.storage_type(self.t),
+                            inbounds=True)
+                b.store(b.load(self._slot(top, j), typ=self.ty), ptr)
+
+        self.loop(begin, end, "c", chunk)
+        b.ret_void()
+        with b.goto_block(self.entry):
+            b.branch(self.fn.blocks[1])
+
+    def _slot(self, level: int, j: ir.Value) -> ir.Value:
+        return self.b.gep(self.rows[level], [j], source_etype=self.ty, inbounds=True)
+
+    def _level_row(self, level: int, pos: Sequence[ir.Value] | None, kept_dims: list[int],
+                   k0: ir.Value, n: ir.Value) -> None:
+        """Row `level` of accumulators = the values of window `pos` of that level for the
+        chunk's n elements starting at kept element k0."""
+        b = self.b
+        with u.for_range(b, n, name=f"i{level}") as j:
+            b.store(self.init(), self._slot(level, j))
+        window = self._window(level, pos)
+        self._positions(level, window, [], kept_dims, k0, n)
+
+    def _positions(self, level: int, window: list[tuple[ir.Value, ir.Value]], pos: list[ir.Value],
+                   kept_dims: list[int], k0: ir.Value, n: ir.Value) -> None:
+        b = self.b
+        if len(pos) < len(window):
+            lo, hi = window[len(pos)]
+            self.loop(lo, hi, f"q{level}.{len(pos)}",
+                      lambda i: self._positions(level, window, [*pos, i], kept_dims, k0, n))
+            return
+        if level > 1:
+            self._level_row(level - 1, pos, kept_dims, k0, n)
+        with u.for_range(b, n, name=f"f{level}") as j:
+            slot = self._slot(level, j)
+            acc = b.load(slot, typ=self.ty)
+            if level == 1:
+                kept = delinearize(b, kept_dims, b.add(k0, j))
+                b.store(self.leaf(acc, kept, pos), slot)
+            else:
+                below = b.load(self._slot(level - 1, j), typ=self.ty)
+                b.store(self.combine(acc, below), slot)
 
 
 class _GeneralEmitter(_ReduceEmitter):
