@@ -79,8 +79,6 @@ class Slot:
     kind: str  # "parameter", "constant", "output" or "temp"
     dims: tuple[int, ...]
     dtype: np.dtype
-    #: Parameter number and leaf index (parameters), output position (outputs).
-    where: Any = None
     #: Timeline positions: defined at `start`, last read at `end`.
     start: int = 0
     end: int = 0
@@ -111,8 +109,8 @@ class _Step:
     #: Per operand: the value's structure as slots (nested tuples of slot ids).
     operands: list[Any]
     outs: list[int]
-    #: Products contracted into this fallback (None: not a fallback).
-    products: list[Instruction] | None = None
+    #: Products the interpreter contracts into this fallback (fused multiply-add).
+    products: list[Instruction] = field(default_factory=list)
 
 
 class Schedule:
@@ -129,8 +127,11 @@ class Schedule:
         #: Leaf value (id(instruction), index) -> slot id.
         self.leaf: dict[Leaf, int] = {}
         self.params = comp.parameters
+        if any(not p.shape.is_array for p in self.params):
+            raise NotSchedulable("tuple parameter")
         for p in self.params:
             self._define(p, "parameter", -1)
+        self.param_slots = [self.leaf[(id(p), ())] for p in self.params]
         self.plans: list[tuple[Instruction, str]] = []
         self._args_cache: dict[int, list[tuple[Any, ...]]] = {}
         self._walk(ex._order(comp))
@@ -147,6 +148,9 @@ class Schedule:
         self.steps = [self._build(ins, kind) for ins, kind in live]
         self._count(live)
         self._last_outputs: list[np.ndarray] = []
+        #: The slots of the entry's outputs (allocated per run), each once.
+        self.output_slots = [s for s in dict.fromkeys(self.root_leaves)
+                             if self.slots[s].kind == "output"]
         #: Slots bound per run (parameters, outputs): unbound after it, so that only
         #: the caller holds the arrays.
         self._transient = [s.id for s in self.slots if s.kind in ("parameter", "output")]
@@ -179,20 +183,19 @@ class Schedule:
                 self.fallbacks[op.value] = self.fallbacks.get(op.value, 0) + 1
 
     # -- slots --------------------------------------------------------------------------
-    def _new_slot(self, kind: str, shape: Shape, t: int, where: Any = None) -> int:
+    def _new_slot(self, kind: str, shape: Shape, t: int) -> int:
         if not shape.is_array or shape.is_dynamic:
             raise NotSchedulable(f"value of shape {shape}")
         dtype = shape.element_type.numpy_dtype
         if dtype is None:
             raise NotSchedulable(f"element type {shape.element_type}")
-        s = Slot(len(self.slots), kind, tuple(shape.dimensions), np.dtype(dtype), where, t, t)
+        s = Slot(len(self.slots), kind, tuple(shape.dimensions), np.dtype(dtype), t, t)
         self.slots.append(s)
         return s.id
 
     def _define(self, ins: Instruction, kind: str, t: int) -> None:
         for index, leaf in leaf_items(ins.shape):
-            where = (ins.parameter_number, index) if kind == "parameter" else None
-            self.leaf[(id(ins), index)] = self._new_slot(kind, leaf, t, where)
+            self.leaf[(id(ins), index)] = self._new_slot(kind, leaf, t)
 
     def _forward(self, ins: Instruction, source: Instruction, prefix: tuple[int, ...] = ()) -> None:
         for index, _ in leaf_items(ins.shape):
@@ -407,7 +410,7 @@ class Schedule:
     # -- running --------------------------------------------------------------------------
     def run(self, args: Sequence[Any]) -> Value:
         values = self.values
-        for p, s in zip(self.params, self._param_slots(), strict=True):
+        for p, s in zip(self.params, self.param_slots, strict=True):
             slot = self.slots[s]
             a = np.ascontiguousarray(args[p.parameter_number], slot.dtype)
             if a.shape != slot.dims:
@@ -432,29 +435,22 @@ class Schedule:
             values[s] = None
         return result
 
-    def _param_slots(self) -> list[int]:
-        out = []
-        for p in self.params:
-            if not p.shape.is_array:
-                raise NotSchedulable("tuple parameter")
-            out.append(self.leaf[(id(p), ())])
-        return out
 
     def _bind_outputs(self) -> None:
         """Fresh output arrays, or last run's when nobody else holds them any more."""
-        outputs = [s for s in dict.fromkeys(self.root_leaves) if self.slots[s].kind == "output"]
         last = self._last_outputs
         # Referenced only by `last`, the loop variable and getrefcount's argument.
-        reuse = len(last) == len(outputs) and all(sys.getrefcount(a) <= 3 for a in last)
-        fresh = last if reuse else [np.empty(self.slots[s].dims, self.slots[s].dtype) for s in outputs]
-        for s, a in zip(outputs, fresh, strict=True):
+        reuse = bool(last) and all(sys.getrefcount(a) <= 3 for a in last)
+        fresh = last if reuse else [np.empty(self.slots[s].dims, self.slots[s].dtype)
+                                    for s in self.output_slots]
+        for s, a in zip(self.output_slots, fresh, strict=True):
             self.values[s] = a
         self._last_outputs = fresh
 
     def _python_step(self, step: _Step) -> None:
         values = self.values
         operands = [_value(values, o) for o in step.operands]
-        for p in step.products or ():
+        for p in step.products:
             self.ex._note_product(p, [values[self._slot_of(x)] for x in p.operands])
         try:
             result = step.run(operands)
