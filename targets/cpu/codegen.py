@@ -118,8 +118,8 @@ def plan_module(module: Module) -> CompiledPlan:
         comp = pending.pop(0)
         out.counted.add(id(comp))
         for ins in comp.instructions:
-            if ins.opcode in FREE_OPS:
-                continue
+            if ins.opcode in FREE_OPS or ins.opcode is O.CALL:
+                continue  # a call's work is its callee's (planned as a computation)
             plan, reason = control.get(id(ins)) or plan_instruction(ins, f"k{len(out.plans)}")
             if plan is not None:
                 out.plans[id(ins)] = plan

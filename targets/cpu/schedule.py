@@ -119,8 +119,8 @@ class Schedule:
     def __init__(self, ex: CpuExecutable) -> None:
         self.ex = ex
         comp = ex.module.entry
-        #: Every planned instruction in execution order (fused computations without a
-        #: kernel of their own are inlined: their instructions are steps here).
+        #: Every planned instruction in execution order (called computations and fused
+        #: ones without a kernel of their own are inlined: their instructions are steps).
         self.order: list[Instruction] = []
         self._inlined: set[int] = set()
         self.slots: list[Slot] = []
@@ -212,13 +212,15 @@ class Schedule:
             self._plan(ins, len(self.order) - 1)
 
     def _inlinable(self, ins: Instruction) -> bool:
-        """A fusion without a kernel: its instructions become steps (once per fused
-        computation, since values are keyed by instruction)."""
+        """A call, or a fusion without a kernel: the callee's instructions become steps
+        (once per computation, since values are keyed by instruction)."""
+        if ins.opcode is O.CALL:
+            return id(ins.attrs["to_apply"]) not in self._inlined
         return ins.opcode is O.FUSION and id(ins) not in self.ex.thunks and \
             id(ins.attrs["calls"]) not in self._inlined
 
     def _inline(self, ins: Instruction) -> None:
-        comp = ins.attrs["calls"]
+        comp = ins.attrs["to_apply" if ins.opcode is O.CALL else "calls"]
         self._inlined.add(id(comp))
         for p in comp.parameters:
             self._forward(p, ins.operand(p.parameter_number))

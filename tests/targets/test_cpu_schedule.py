@@ -243,3 +243,29 @@ def test_a_compiled_while_keeps_its_state_in_the_init_buffers() -> None:
     assert sch.leaf[(id(w), (1,))] == sch._slot_of(h)
     # h, the body's two kernels three times, the condition four times, r.
     assert ex.stats.fallback == 0 and ex.stats.native == 1 + 2 * 3 + 4 + 1
+
+
+def test_a_call_runs_its_callee_as_steps() -> None:
+    text = LOOP.replace("ENTRY e {", """callee {
+  y = f32[4,4] parameter(0)
+  h = f32[4,4] multiply(y, y)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4,4]) tuple(zero, h)
+  ROOT w = (s32[], f32[4,4]) while(init), condition=cond, body=body
+}
+ENTRY e {""").replace("""  h = f32[4,4] multiply(x, x)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4,4]) tuple(zero, h)
+  w = (s32[], f32[4,4]) while(init), condition=cond, body=body
+  v = f32[4,4] get-tuple-element(w), index=1
+  ROOT r = f32[4,4] add(v, h)""", """  w = (s32[], f32[4,4]) call(x), to_apply=callee
+  v = f32[4,4] get-tuple-element(w), index=1
+  ROOT r = f32[4,4] add(v, x)""")
+    x = np.arange(16, dtype=np.float32).reshape(4, 4) / 16
+    ex = _compile(text)
+    assert not ex.skipped
+    got = ex.run([x])
+    assert_same(got, _reference(text, [x]))
+    assert [i.opcode.value for i in ex._schedule.order] == \
+        ["multiply", "constant", "tuple", "while", "get-tuple-element", "add"]
+    assert ex.stats.fallback == 0
