@@ -430,6 +430,13 @@ def helpers() -> None:
     _helpers()
 
 
+def helper_address(dtype: PrimitiveType) -> int:
+    """The address of the denormal scan `i1 scan(ptr p, i64 n)` for f32/f64 (for the
+    numpy thunks' input checks, kernels/denormal.py)."""
+    library = _helpers()[0]
+    return ctypes.cast(library.get_function(_helper_names(dtype)[0]), ctypes.c_void_p).value
+
+
 def emit_gemm(b: ir.IRBuilder, dtype: PrimitiveType, m: ir.Value | int, n: int, k: int,
               a: ir.Value, lda: int, c: ir.Value, ldc: int, out: ir.Value, ldo: int) -> None:
     """out (m x n, leading dimension ldo) = a (m x k, lda) @ c (k x n, ldc): one row-major

@@ -32,7 +32,7 @@ import numpy as np
 
 from hlotool.interpreter.kernels.elementwise import flush_denormals, flush_result
 from hlotool.targets.cpu.kernels import blas
-from hlotool.targets.cpu.kernels.denormal import count_denormals, flush_inputs
+from hlotool.targets.cpu.kernels.denormal import flush_inputs, has_denormals
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType
@@ -167,6 +167,6 @@ class DotThunk(blas.LibraryThunk):
                 np.matmul(lhs, rhs, out=dst)
         if out is None:
             return flush_result(dst).reshape(self.out_shape)
-        if count_denormals(dst):
+        if has_denormals(dst):
             np.copyto(dst, flush_denormals(dst))
         return out
