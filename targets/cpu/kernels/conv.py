@@ -44,6 +44,7 @@ import numpy as np
 from llvmlite import ir
 from numpy.lib.stride_tricks import as_strided
 
+from hlotool.interpreter.kernels.elementwise import flush_denormals
 from hlotool.ir.attributes import WindowDimension
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
@@ -51,6 +52,7 @@ from hlotool.ir.types import PrimitiveType
 from hlotool.targets.cpu import irutils as u
 from hlotool.targets.cpu.kernels import blas
 from hlotool.targets.cpu.kernels import conv_tiled as tiled
+from hlotool.targets.cpu.kernels.denormal import flush_inputs, has_denormals
 from hlotool.targets.cpu.workspace import Workspace
 
 P = PrimitiveType
@@ -269,7 +271,7 @@ class ConvThunk(blas.LibraryThunk):
         if not direct:
             specs.append(((self.groups, self.cols_shape[1], self.ker_shape[2]), self.dtype))
         scratch = self.workspace.arrays(*specs)
-        x = np.transpose(np.asarray(values[0], self.dtype), self.lperm)
+        x = np.transpose(flush_inputs(np.asarray(values[0], self.dtype)), self.lperm)
         if padded:
             b = scratch[1]
             if self.pad:
@@ -282,7 +284,7 @@ class ConvThunk(blas.LibraryThunk):
         view = as_strided(x, self.view_shape, strides, writeable=False)
         np.copyto(scratch[0], np.transpose(view, self.col_perm))
         cols = scratch[0].reshape(self.cols_shape)
-        w = np.transpose(np.asarray(values[1], self.dtype), self.rperm)
+        w = np.transpose(flush_inputs(np.asarray(values[1], self.dtype)), self.rperm)
         ker = np.transpose(w.reshape(self.ker_split), self.ker_perm).reshape(self.ker_shape)
         res = out.reshape(1, self.cols_shape[1], self.ker_shape[2]) if direct else scratch[-1]
         with np.errstate(all="ignore"):
@@ -290,15 +292,16 @@ class ConvThunk(blas.LibraryThunk):
                 np.matmul(cols[0], ker[0], out=res[0])
             else:
                 np.matmul(cols, ker, out=res)
-        if direct:
-            return out
-        res = res.reshape(self.res_shape)
-        if self.groups > 1:
-            res = np.transpose(res, self.res_perm)
-        res = np.transpose(res.reshape(self.canon_shape), self.out_perm)
-        if out is None:
-            return np.ascontiguousarray(res)
-        np.copyto(out, res)
+        if not direct:
+            res = res.reshape(self.res_shape)
+            if self.groups > 1:
+                res = np.transpose(res, self.res_perm)
+            res = np.transpose(res.reshape(self.canon_shape), self.out_perm)
+            if out is None:
+                out = np.empty(self.out_shape, self.dtype)
+            np.copyto(out, res)
+        if has_denormals(out):  # results flushed to zero, as XLA:CPU runs (FTZ)
+            np.copyto(out, flush_denormals(out))
         return out
 
 
