@@ -74,7 +74,7 @@ class CpuTarget(Target):
             apply_choices(plan.plans, choices)
             if not self.keep_asm:
                 if library is not None:
-                    library.load_object(entry.obj)
+                    library.load_objects(entry.objects)
                     library.cache_hit = True
                 plan.symbols = entry.symbols
                 return self._executable(module, library, plan, choices)
@@ -86,19 +86,14 @@ class CpuTarget(Target):
         else:
             choices = {}
         tuned = self.autotune and bool(tunable) or (entry is not None and entry.tuned)
-        obj = b""
         if library is not None:
             with library.timings.record("emit-ir"):
-                text, plan.symbols = build_llvm_module(module.name, llvm_plans)
-            library.add_ir_module(text)
-            if key is not None:
-                # One codegen: emit the object (cached) and load it into the JIT.
-                library.finalize_to_object(keep_asm=self.keep_asm)
-                obj = library.object_code
-            else:
-                library.finalize(keep_asm=self.keep_asm)
+                units, plan.symbols = build_llvm_module(module.name, llvm_plans)
+            library.add_units(units)
+            library.finalize(keep_asm=self.keep_asm)
         if self.cache is not None and key is not None:
-            self.cache.store(key, Entry(obj, plan.symbols,
+            objects = library.objects if library is not None else []
+            self.cache.store(key, Entry(objects, plan.symbols,
                                         {k: c.to_json() for k, c in choices.items()}, tuned))
         return self._executable(module, library, plan, choices)
 

@@ -248,7 +248,8 @@ class Tuner:
             if sp is None or sp.work < self.min_elements:
                 continue
             if is_llvm(plan):
-                key = build_llvm_module("k", [replace(plan, name="k")])[0]
+                key = repr(sorted((p.value, text) for p, text in
+                                  build_llvm_module("k", [replace(plan, name="k")])[0].items()))
             else:
                 key = repr((ins.operand(0).shape, ins.operand(1).shape, ins.shape,
                             sorted((k, str(v)) for k, v in ins.attrs.items())))
@@ -324,8 +325,8 @@ class Tuner:
 
         variants = [replace(plan, name=f"{plan.name}.t{i}", tune=dict(c)) for i, c in enumerate(cands)]
         library = CodeLibrary(f"{self.module_name}.autotune")
-        text, symbols = build_llvm_module(f"{self.module_name}.autotune", variants)
-        library.add_ir_module(text)
+        units, symbols = build_llvm_module(f"{self.module_name}.autotune", variants)
+        library.add_units(units)
         library.finalize()
         self._keep = library  # the thunks' code lives as long as the library
         return [Thunk(ins, v, library, symbols[v.name]) for v in variants]

@@ -1,7 +1,8 @@
 """The CPU target's compile cache on disk.
 
-A compiled module is stored as one object file (`CodeLibrary.emit_object`) plus a small
-JSON file with what the runtime needs to rebuild its thunks: the kernel names of the plan
+A compiled module is stored as its object files (`CodeLibrary.objects`: one per
+pipeline, concatenated in one `.o` file whose JSON records the sizes) plus a small JSON
+file with what the runtime needs to rebuild its thunks: the kernel names of the plan
 (which instruction gets which kernel is recomputed by `plan_module`, which is
 deterministic and takes ~1-2 ms) and the symbol each kernel name resolves to (identical
 kernels share one function).
@@ -42,7 +43,7 @@ from hlotool.ir.structure import fingerprint
 from hlotool.targets.cpu.jit import host
 
 #: Bump when the entry format changes.
-FORMAT = 2
+FORMAT = 3
 
 
 def cache_dir() -> Path | None:
@@ -91,10 +92,10 @@ def module_key(module: Module, *, target: str = "cpu", speed_level: int = 2) -> 
 
 @dataclass(slots=True)
 class Entry:
-    """A cached compilation: object code, the kernel-name -> symbol map and the
+    """A cached compilation: object files, the kernel-name -> symbol map and the
     autotuner's choices (kernel name -> `Choice.to_json()`)."""
 
-    obj: bytes
+    objects: list[bytes]
     symbols: dict[str, str]
     tuning: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Whether the autotuner ran (an untuned entry is recompiled when tuning is asked for).
@@ -123,19 +124,23 @@ class DiskCache:
             obj = obj_path.read_bytes()
         except (OSError, ValueError):
             return None
-        if meta.get("format") != FORMAT or meta.get("size") != len(obj):
+        sizes = meta.get("sizes")
+        if meta.get("format") != FORMAT or not isinstance(sizes, list) or sum(sizes) != len(obj):
             return None
-        return Entry(obj, dict(meta["symbols"]), dict(meta.get("tuning", {})),
+        offsets = [sum(sizes[:k]) for k in range(len(sizes) + 1)]
+        objects = [obj[a:b] for a, b in zip(offsets, offsets[1:])]
+        return Entry(objects, dict(meta["symbols"]), dict(meta.get("tuning", {})),
                      bool(meta.get("tuned", False)))
 
     def store(self, key: str, entry: Entry) -> None:
         """Write an entry (best effort: an unwritable directory only loses the cache)."""
         obj_path, meta_path = self._paths(key)
-        meta = {"format": FORMAT, "size": len(entry.obj), "symbols": entry.symbols,
+        meta = {"format": FORMAT, "sizes": [len(o) for o in entry.objects],
+                "symbols": entry.symbols,
                 "tuning": entry.tuning, "tuned": entry.tuned}
         try:
             obj_path.parent.mkdir(parents=True, exist_ok=True)
-            _atomic_write(obj_path, entry.obj)
+            _atomic_write(obj_path, b"".join(entry.objects))
             _atomic_write(meta_path, json.dumps(meta).encode())
         except OSError:
             pass

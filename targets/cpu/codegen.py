@@ -21,7 +21,7 @@ from hlotool.ir.instruction import Instruction
 from hlotool.ir.module import Module
 from hlotool.ir.opcodes import CALLS_REDUCER, ELEMENTWISE, Opcode
 from hlotool.targets.cpu import irutils as u
-from hlotool.targets.cpu.jit import host
+from hlotool.targets.cpu.jit import Pipeline, host
 from hlotool.targets.cpu.kernels.elemental import is_fusable_product, unsupported_reason
 from hlotool.targets.cpu.kernels.conv import ConvPlan, plan_convolution
 from hlotool.targets.cpu.kernels.dot import DotPlan, unsupported_dot
@@ -291,9 +291,16 @@ def _is_splat(ins: Instruction) -> bool:
 _PLACEHOLDER = "__hlotool_kernel__"
 
 
-def build_llvm_module(name: str, plans: list[KernelPlan]) -> tuple[str, dict[str, str]]:
-    """Textual LLVM IR with every distinct kernel of `plans` (those compiled by LLVM), and for every plan the
-    symbol of the function that computes it.
+def pipeline_of(plan: KernelPlan) -> Pipeline:
+    """The pipeline a plan's kernel is compiled by (`Pipeline.LEAN` when the plan says
+    its IR needs no loop vectorizer: `plan.lean`)."""
+    return Pipeline.LEAN if getattr(plan, "lean", False) else Pipeline.FULL
+
+
+def build_llvm_module(name: str, plans: list[KernelPlan]) -> tuple[dict[Pipeline, str], dict[str, str]]:
+    """Textual LLVM IR of every distinct kernel of `plans` (those compiled by LLVM), one
+    module per pipeline (`pipeline_of`), and for every plan the symbol of the function
+    that computes it.
 
     Identical kernels (the same fused computation structure and shapes, e.g. one
     elementwise op applied to many same-shaped values) become one LLVM function: each
@@ -301,8 +308,8 @@ def build_llvm_module(name: str, plans: list[KernelPlan]) -> tuple[str, dict[str
     x86 = host().is_x86
     symbols: dict[str, str] = {}
     seen: dict[str, str] = {}
-    declares: dict[str, None] = {}
-    bodies: list[str] = []
+    declares: dict[Pipeline, dict[str, None]] = {}
+    bodies: dict[Pipeline, list[str]] = {}
     for plan in plans:
         if not is_llvm(plan):
             continue
@@ -312,14 +319,18 @@ def build_llvm_module(name: str, plans: list[KernelPlan]) -> tuple[str, dict[str
         symbol = seen.get(text)
         if symbol is None:
             symbol = seen[text] = plan.name
+            pipeline = pipeline_of(plan)
+            unit_declares = declares.setdefault(pipeline, {})
+            unit_bodies = bodies.setdefault(pipeline, [])
             for line in text.replace(_PLACEHOLDER, plan.name).splitlines():
                 if line.startswith("declare "):
-                    declares[line] = None
+                    unit_declares[line] = None
                 elif not line.startswith(("; ModuleID", "target ")):
-                    bodies.append(line)
+                    unit_bodies.append(line)
         symbols[plan.name] = symbol
     header = f'; ModuleID = "{_symbol(name)}"'
-    return "\n".join([header, *declares, *bodies, ""]), symbols
+    units = {p: "\n".join([header, *declares[p], *bodies[p], ""]) for p in bodies}
+    return units, symbols
 
 
 def _symbol(name: str) -> str:

@@ -78,8 +78,8 @@ def _forced(tile: int, jam: int) -> object:
         p.tune = {"tile": tile, "jam": jam, **dot}
     llvm_plans = [p for p in plan.plans.values() if is_llvm(p)]
     library = CodeLibrary(module.name)
-    text, plan.symbols = build_llvm_module(module.name, llvm_plans)
-    library.add_ir_module(text)
+    units, plan.symbols = build_llvm_module(module.name, llvm_plans)
+    library.add_units(units)
     library.finalize()
     return CpuExecutable(module, library, plan)
 

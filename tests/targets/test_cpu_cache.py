@@ -53,3 +53,38 @@ def test_identical_kernels_share_one_function() -> None:
     ex = compile_module(parse_hlo(TEXT % "a"), cache=False)
     assert len(ex.thunks) == 4
     assert len(set(ex.symbols.values())) == 2  # three adds of f32[64], one multiply
+
+
+MIXED = """HloModule mixed
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  a = f32[4096] parameter(0)
+  z = f32[] constant(0)
+  sq = f32[4096] multiply(a, a)
+  sum = f32[] reduce(a, z), dimensions={0}, to_apply=add
+  ROOT r = (f32[4096], f32[]) tuple(sq, sum)
+}"""
+
+
+def test_a_module_with_both_pipelines_caches_both_objects(tmp_path: Path) -> None:
+    """The product's loop goes through the full pipeline, the tree-ordered sum through
+    the lean one: two LLVM modules, two object files, one cache entry."""
+    from hlotool.interpreter.core import Evaluator
+
+    cache = DiskCache(tmp_path)
+    first = compile_module(parse_hlo(MIXED), cache=cache, autotune=False)
+    assert first.library is not None and len(first.library.objects) == 2
+    assert "full pipeline" in first.library.llvm_ir and "lean pipeline" in first.library.llvm_ir
+    second = compile_module(parse_hlo(MIXED), cache=cache, autotune=False)
+    assert second.library is not None and second.library.cache_hit
+    a = np.random.default_rng(0).standard_normal(4096).astype(np.float32)
+    want = Evaluator(parse_hlo(MIXED)).run([a])
+    for ex in (first, second):
+        got = ex.run([a])
+        assert ex.stats.fallback == 0
+        for g, w in zip(got, want, strict=True):
+            assert np.asarray(g).tobytes() == np.asarray(w).tobytes()

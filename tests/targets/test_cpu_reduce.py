@@ -36,7 +36,9 @@ def check(text: str, *args: np.ndarray) -> None:
 
 SHAPES = [((100,), [0]), ((4097,), [0]), ((7, 1000), [1]), ((1000, 7), [0]),
           ((5, 40, 70), [0, 2]), ((3, 33, 2), [1]), ((70, 70), [0, 1]), ((2, 3), [0, 1]),
-          ((8, 300), [1]), ((4, 0), [1])]  # fmt: skip
+          ((8, 300), [1]), ((4, 0), [1]),
+          # whole windows: no leading partial window; groups of JAM with and without a rest
+          ((640,), [0]), ((32768,), [0]), ((2, 33024), [1])]  # fmt: skip
 
 
 @pytest.mark.parametrize(("shape", "dims"), SHAPES)

@@ -301,24 +301,33 @@ def emit_entry(module: ir.Module, name: str, body: ir.Function, x86: bool, n: in
     """`void name(void **buffers)` running `body(buffers..., i64 begin, i64 end)` over
     `[0, n)`, split into at most `parts` parts (1: on the calling thread only).
 
-    Adds `name.part(void **buffers, i64 begin, i64 end)`, which unpacks the buffers, sets
-    FTZ/DAZ in MXCSR (per thread, as XLA:CPU runs), calls the body and restores MXCSR."""
+    Split, it adds `name.part(void **buffers, i64 begin, i64 end)` for the threads; the
+    function that calls the body (the entry itself when not split, which saves LLVM a
+    function to compile) unpacks the buffers, sets FTZ/DAZ in MXCSR (per thread, as
+    XLA:CPU runs), calls the body and restores MXCSR."""
+    entry = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR]), name=name)
+    if parts <= 1:
+        _emit_part(entry, body, x86, lambda _b: (u.i64(0), u.i64(n)))
+        return
     part = ir.Function(module, _PART, name=f"{name}.part")
     part.linkage = "internal"
-    b = ir.IRBuilder(part.append_basic_block("entry"))
-    buffers, begin, end = part.args
-    ptrs = [b.load(b.gep(buffers, [u.i64(k)], source_etype=u.PTR), typ=u.PTR)
-            for k in range(len(body.args) - 2)]
-    with_ftz(b, x86, lambda: b.call(body, [*ptrs, begin, end]))
-    b.ret_void()
-    entry = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR]), name=name)
+    _emit_part(part, body, x86, lambda _b: (part.args[1], part.args[2]))
     b = ir.IRBuilder(entry.append_basic_block("entry"))
-    if parts <= 1:
-        b.call(part, [entry.args[0], u.i64(0), u.i64(n)])
-    else:
-        run = module.globals.get(PARALLEL_FOR) or ir.Function(
-            module, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.I64, u.I64]), name=PARALLEL_FOR)
-        b.call(run, [part, entry.args[0], u.i64(n), u.i64(parts)])
+    run = module.globals.get(PARALLEL_FOR) or ir.Function(
+        module, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.I64, u.I64]), name=PARALLEL_FOR)
+    b.call(run, [part, entry.args[0], u.i64(n), u.i64(parts)])
+    b.ret_void()
+
+
+def _emit_part(fn: ir.Function, body: ir.Function, x86: bool,
+               bounds: Callable[[ir.IRBuilder], tuple[ir.Value, ir.Value]]) -> None:
+    """Fill `fn` (first argument: the buffer array): unpack the buffers and call `body`
+    on `bounds` with FTZ/DAZ set."""
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    ptrs = [b.load(b.gep(fn.args[0], [u.i64(k)], source_etype=u.PTR), typ=u.PTR)
+            for k in range(len(body.args) - 2)]
+    begin, end = bounds(b)
+    with_ftz(b, x86, lambda: b.call(body, [*ptrs, begin, end]))
     b.ret_void()
 
 

@@ -89,6 +89,14 @@ class ReducePlan:
     def reduce(self) -> Instruction:
         return self.roots[0]
 
+    @property
+    def lean(self) -> bool:
+        """Whether the lean pipeline compiles the kernel (`jit.Pipeline.LEAN`): a row
+        reduction whose reducer depends on the order folds in scalar chains that no
+        pass may vectorize, so the full pipeline only costs compile time."""
+        return reducer_op(self.reduce) is not None and order_sensitive(self.reduce) and \
+            not is_column_reduction(self)
+
     def make_thunk(self, ins: Instruction, library: object, symbol: str) -> object:
         """A `runtime.Thunk`. Entry buffers: inputs, constants, then one output per
         result of the reduce (tuple order). An output may be an input buffer only when
@@ -228,11 +236,17 @@ def fold_levels(reduce: Instruction) -> list[_Level]:
     """The tree levels a reduce folds through: XLA:CPU's tree, except for reducers whose
     result does not depend on the order (integer and pred ops, float max/min), which
     fold everything in one vectorizable pass with the same result."""
-    op, t = reducer_op(reduce), reduce.shape.element_type
-    if op is not None and (not (u.is_float(t) or u.is_narrow(t)) or op in (O.MAXIMUM, O.MINIMUM)):
+    if reducer_op(reduce) is not None and not order_sensitive(reduce):
         return []
     src = reduce.operand(0).shape.dimensions
     return tree_levels([src[d] for d in reduce.attrs["dimensions"]])
+
+
+def order_sensitive(reduce: Instruction) -> bool:
+    """Whether a single-op reduce's result depends on the fold order (a float or
+    narrow-float reducer other than max/min)."""
+    op, t = reducer_op(reduce), reduce.shape.element_type
+    return (u.is_float(t) or u.is_narrow(t)) and op not in (O.MAXIMUM, O.MINIMUM)
 
 
 def tree_levels(sizes: Sequence[int]) -> list[_Level]:
@@ -462,9 +476,9 @@ class _ReduceEmitter:
 
         smin = lambda x, y: b.select(b.icmp_signed("<", x, y), x, y)  # noqa: E731
         smax = lambda x, y: b.select(b.icmp_signed(">", x, y), x, y)  # noqa: E731
-        # Leading partial window(s), then groups of JAM full ones, then the rest.
-        head_end = smin(hi, smax(lo, u.i64(first_full)))
-        q = self.loop(lo, head_end, "jh", single)
+        # Leading partial window(s), then groups of JAM full ones, then the rest; the
+        # first and last loops are left out when no window can reach them.
+        q = self.loop(lo, smin(hi, smax(lo, u.i64(first_full))), "jh", single) if pad else lo
         full_end = smin(hi, u.i64(last_full))
         jam = max(1, int(self.plan.tune.get("jam", JAM)))
         accs = [self.acc(f"jam{g}") for g in range(jam)]
@@ -484,7 +498,15 @@ class _ReduceEmitter:
                 b.store(self.combine(b.load(acc, typ=self.ty), b.load(a, typ=self.ty)), acc)
 
         q = self.loop(q, full_end, "jg", group, step=jam)
-        self.loop(q, hi, "jt", single)
+        if last_full < count or not self._whole_groups(jam):
+            self.loop(q, hi, "jt", single)
+
+    def _whole_groups(self, jam: int) -> bool:
+        """Whether every level-2 window holds a multiple of `jam` level-1 windows."""
+        if len(self.levels) < 2:
+            return self.levels[0].dims[0][3] % jam == 0
+        n, w, pad, _ = self.levels[1].dims[0]
+        return not pad and n % w == 0 and w % jam == 0
 
 
 #: Elements a pairwise fold combines in registers before the carry chain.
