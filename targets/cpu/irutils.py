@@ -99,7 +99,12 @@ def i64(v: int) -> ir.Constant:
 
 @contextmanager
 def for_range(builder: ir.IRBuilder, count: ir.Value | int, name: str = "i") -> Iterator[ir.Value]:
-    """`for (i = 0; i < count; ++i)`; yields i (i64) with the builder inside the body."""
+    """`for (i = 0; i < count; ++i)`; yields i (i64) with the builder inside the body.
+    A count of 1 known when emitting gives the body once, without a loop (less for LLVM
+    to compile)."""
+    if isinstance(count, int) and count == 1:
+        yield i64(0)
+        return
     count = i64(count) if isinstance(count, int) else count
     pre = builder.block
     header = builder.append_basic_block(f"{name}.header")
@@ -129,6 +134,38 @@ def intrinsic(builder: ir.IRBuilder, name: str, ret: ir.Type, args: list[ir.Valu
     if fn is None:
         fn = ir.Function(module, ir.FunctionType(ret, [a.type for a in args]), name=full)
     return builder.call(fn, args)
+
+
+def stack_buffer(builder: ir.IRBuilder, typ: ir.Type, count: int, name: str,
+                 align: int | None = None) -> ir.Value:
+    """An alloca of `count` elements typed as an untyped pointer (`ptr`), so that code
+    reads it at any element type, as it reads a buffer argument."""
+    buf = builder.alloca(typ, size=i64(count), name=name)
+    buf.type = PTR
+    buf.align = align
+    return buf
+
+
+def memcpy(builder: ir.IRBuilder, dst: ir.Value, src: ir.Value, nbytes: ir.Value | int) -> None:
+    """Copy `nbytes` from `src` to `dst` (`llvm.memcpy`: the ranges must not overlap)."""
+    fn = _declare(builder.module, "llvm.memcpy.p0.p0.i64", [PTR, PTR, I64, I1])
+    builder.call(fn, [dst, src, i64(nbytes) if isinstance(nbytes, int) else nbytes,
+                      ir.Constant(I1, 0)])
+
+
+def memset(builder: ir.IRBuilder, dst: ir.Value, byte: int, nbytes: ir.Value | int) -> None:
+    """Fill `nbytes` at `dst` with `byte` (`llvm.memset`)."""
+    fn = _declare(builder.module, "llvm.memset.p0.i64", [PTR, I8, I64, I1])
+    builder.call(fn, [dst, ir.Constant(I8, byte),
+                      i64(nbytes) if isinstance(nbytes, int) else nbytes, ir.Constant(I1, 0)])
+
+
+def _declare(module: ir.Module, name: str, args: list[ir.Type]) -> ir.Function:
+    """The void function `name(args)`, declared on first use."""
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), args), name=name)
+    return fn
 
 
 def _mangle(t: ir.Type) -> str:

@@ -127,6 +127,9 @@ CASES = {
     # output features not a multiple of the vector length.
     "many blocks": dict(labels="b01f_01io->b01f", n=2, c=32, sizes=(19, 19), o=40, win=(3, 3),
                         pad=((1, 1), (1, 1))),
+    # The lhs read in place as the im2col matrix (x86), its last rows padded.
+    "1x1 plain odd rows": dict(labels="b01f_01io->b01f", n=1, c=5, sizes=(3, 3), o=7,
+                               win=(1, 1)),
     "feature groups nchw out": dict(labels="b01f_01io->bf01", n=3, c=12, sizes=(7, 5), o=9,
                                     win=(2, 3), fg=3, stride=(2, 1), pad=((1, -1), (2, 0)),
                                     rhs_dilate=(1, 2)),
@@ -301,3 +304,14 @@ def test_rows_too_wide_for_a_stack_block_use_gemm() -> None:
     case = conv_text("b01f_01io->b01f", 1, 40000, (2, 2), 3, (1, 1))
     assert not conv_form(parse_hlo(case[0]).entry.root, {}).tiled
     check(case)
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+@pytest.mark.parametrize("o", [1, 8, 16, 24, 48, 64, 100, 136])
+def test_every_runtime_microkernel(o: int, t: str) -> None:
+    """Output feature counts reaching each runtime microkernel (1..NV column vectors,
+    the last whole or masked, and several calls per tile past NV vectors)."""
+    conv, values, want = _conv_and_values(
+        conv_text("b01f_01io->b01f", 2, 3, (5, 6), o, (3, 3), pad=((1, 1), (1, 1)), t=t), t)
+    thunk = ConvThunk(conv, tune={"gemm": "tiled"}, native=NATIVE)
+    np.testing.assert_allclose(thunk(values), want, rtol=TOL[t], atol=TOL[t])

@@ -478,8 +478,7 @@ def emit_blas_dot(module: ir.Module, symbol: str, dot: BlasDot) -> None:
     flush = module.globals.get(names[1]) or ir.Function(module, _FLUSH, name=names[1])
     ety = u.F32 if dot.dtype is P.F32 else u.F64
     if dot.k == 0:
-        b.call(_memset(module), [out, ir.Constant(u.I8, 0),
-                                 u.i64(total * dot.itemsize), ir.Constant(u.I1, 0)])
+        u.memset(b, out, 0, total * dot.itemsize)
         b.ret_void()
         return
     offsets = dot.scratch_offsets
@@ -491,15 +490,6 @@ def emit_blas_dot(module: ir.Module, symbol: str, dot: BlasDot) -> None:
     with b.if_then(b.call(scan, [out, u.i64(total)])):
         b.call(flush, [out, out, u.i64(total)])
     b.ret_void()
-
-
-def _memset(module: ir.Module) -> ir.Function:
-    name = "llvm.memset.p0.i64"
-    fn = module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR, u.I8, u.I64, u.I1]),
-                         name=name)
-    return fn
 
 
 def _prepare(b: ir.IRBuilder, op: Operand, src: ir.Value, area: ir.Value, scan: ir.Function,

@@ -631,14 +631,8 @@ def _single(t: Tree) -> Ref:
 
 
 def _memcpy(b: ir.IRBuilder, dst: ir.Value, src: ir.Value, n: int) -> None:
-    if not n:
-        return
-    name = "llvm.memcpy.p0.p0.i64"
-    fn = b.module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(b.module, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.I64, u.I1]),
-                         name=name)
-    b.call(fn, [dst, src, u.i64(n), ir.Constant(u.I1, 0)])
+    if n:
+        u.memcpy(b, dst, src, n)
 
 
 def _copy_unless_same(b: ir.IRBuilder, dst: ir.Value, src: ir.Value, n: int) -> None:

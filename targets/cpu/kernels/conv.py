@@ -37,6 +37,7 @@ mixed-type, dynamic-shape and empty convolutions stay on the interpreter.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,12 +51,15 @@ from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType
 from hlotool.targets.cpu import irutils as u
+from hlotool.targets.cpu.jit import host
 from hlotool.targets.cpu.kernels import blas
 from hlotool.targets.cpu.kernels import conv_tiled as tiled
 from hlotool.targets.cpu.kernels.denormal import flush_inputs, has_denormals
 from hlotool.targets.cpu.workspace import Workspace
 
 P = PrimitiveType
+#: Emits im2col rows where the builder stands: (builder, src, cols, group, first, count).
+Im2col = Callable[[ir.IRBuilder, ir.Value, ir.Value, ir.Value, ir.Value, ir.Value], None]
 _TYPES = {P.F32: np.float32, P.F64: np.float64}
 
 
@@ -88,6 +92,12 @@ class ConvPlan:
     def scratch_bytes(self) -> int:
         """Bytes of the native kernel's scratch buffer (its last entry buffer)."""
         return conv_form(self.conv, self.tune).scratch_bytes
+
+    @property
+    def lean(self) -> bool:
+        """Whether the lean pipeline compiles the kernel (`jit.Pipeline.LEAN`): the tiled
+        microkernel is explicit vector IR and, on x86, its packing loops are copies."""
+        return self.native and host().is_x86 and conv_form(self.conv, self.tune).tiled
 
     def emit(self, module: Any, symbol: str, *, x86: bool) -> None:
         """The native kernel: entry buffers (lhs, rhs, out, scratch of `scratch_bytes`);
@@ -124,10 +134,13 @@ def plan_convolution(ins: Instruction, name: str) -> tuple[ConvPlan | None, str]
     """A ConvPlan for a convolution, or for a fusion computing only a convolution of its
     parameters (XLA:CPU wraps convolutions in such kCustom fusions).
 
-    Registers the denormal helpers native kernels call (kernels/blas.py) first: a
-    module's object code may come from the disk cache, loaded right after planning."""
+    Registers the denormal helpers (kernels/blas.py) and the microkernels
+    (conv_tiled.runtime) native kernels call first: a module's object code may come
+    from the disk cache, loaded right after planning."""
     if blas.available():
         blas.helpers()
+        for dtype in _TYPES:
+            tiled.runtime(dtype, *tiled.vector_shape(dtype))
     if ins.opcode is Opcode.CONVOLUTION:
         reason = unsupported_conv(ins)
         return (None, reason) if reason else (ConvPlan(name, [ins], list(ins.operands)), "")
@@ -498,13 +511,23 @@ def emit_conv(module: ir.Module, symbol: str, form: ConvForm, *, x86: bool = Fal
     off = form.offsets
     area = [b.gep(scratch, [u.i64(x)], source_etype=u.I8) for x in off[:4]]
     ker, cols = area[0], area[1]
-    blas.emit_permute(b, form.kdims, form.kperm, rhs, ker, form.dtype)
+    # The tiled microkernel runs with DAZ set (x86), so it reads denormals as zero
+    # itself: its operands are copied as they are, and a kernel already in
+    # [groups, window..., cg, og] order is read in place.
+    raw = form.tiled and x86
+    if raw and _in_order(form.kdims, form.kperm):
+        ker = rhs
+    else:
+        blas.emit_permute(b, form.kdims, form.kperm, rhs, ker, form.dtype)
     src = lhs
     if not form.in_place_lhs:
         blas.emit_permute(b, form.lhs, form.lperm, lhs, area[2], form.dtype)
         src = area[2]
     dst = out if form.in_place_out else area[3]
-    im2col = _emit_im2col(module, f"{symbol}.im2col", form)
+    def im2col(b: ir.IRBuilder, src: ir.Value, cols: ir.Value, g: ir.Value, first: ir.Value,
+               count: ir.Value) -> None:
+        _im2col(b, form, raw, src, cols, g, first, count)
+
     if form.tiled:
         tiled.emit_tiled(b, form, im2col, src, ker, dst, symbol, x86)
     else:
@@ -519,7 +542,7 @@ def emit_conv(module: ir.Module, symbol: str, form: ConvForm, *, x86: bool = Fal
     b.ret_void()
 
 
-def _chunks(b: ir.IRBuilder, form: ConvForm, im2col: ir.Function, src: ir.Value,
+def _chunks(b: ir.IRBuilder, form: ConvForm, im2col: Im2col, src: ir.Value,
             cols: ir.Value, ker: ir.Value, dst: ir.Value) -> None:
     """Per chunk of rows and per group: pack the im2col rows, one gemm into dst."""
     ety = u.F32 if form.dtype is P.F32 else u.F64
@@ -530,21 +553,24 @@ def _chunks(b: ir.IRBuilder, form: ConvForm, im2col: ir.Function, src: ir.Value,
         rows = b.select(b.icmp_signed("<", left, u.i64(chunk)), left, u.i64(chunk))
         at = b.gep(dst, [b.mul(r0, u.i64(form.o))], source_etype=ety)
         with u.for_range(b, form.groups, name="g") as g:
-            b.call(im2col, [src, cols, g, r0, rows])
+            im2col(b, src, cols, g, r0, rows)
             blas.emit_gemm(b, form.dtype, rows, og, kk, cols, kk,
                            b.gep(ker, [b.mul(g, u.i64(kk * og))], source_etype=ety), og,
                            b.gep(at, [b.mul(g, u.i64(og))], source_etype=ety), form.o)
 
 
-def _emit_im2col(module: ir.Module, name: str, form: ConvForm) -> ir.Function:
-    """`void name(ptr src, ptr cols, i64 group, i64 first, i64 rows)`: rows [first,
-    first + rows) of group `group`'s im2col matrix into cols, denormals flushed; src is
-    the lhs as [n, spatial..., c]."""
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.I64, u.I64, u.I64]),
-                     name=name)
-    fn.linkage = "internal"
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    src, cols, g, first, count = fn.args
+def _in_order(dims: tuple[int, ...], perm: tuple[int, ...]) -> bool:
+    """Whether transposing `dims` by `perm` keeps the elements' order (the dims that
+    move have size 1)."""
+    moved = [d for d in perm if dims[d] > 1]
+    return moved == sorted(moved)
+
+
+def _im2col(b: ir.IRBuilder, form: ConvForm, raw: bool, src: ir.Value, cols: ir.Value,
+            g: ir.Value, first: ir.Value, count: ir.Value) -> None:
+    """Emit, where `b` stands: rows [first, first + count) of group `g`'s im2col matrix
+    into cols, denormals flushed unless `raw` (then copied as they are); src is the lhs
+    as [n, spatial..., c]."""
     gb_i, gf_i = b.udiv(g, u.i64(form.gf)), b.urem(g, u.i64(form.gf))
     outs = [s.out for s in form.spatial]
     positions = math.prod(outs)
@@ -557,11 +583,12 @@ def _emit_im2col(module: ir.Module, name: str, form: ConvForm) -> ir.Function:
         base = b.add(b.mul(batch, u.i64(strides[0])), b.mul(gf_i, u.i64(form.cg)))
         coords = [b.urem(b.udiv(r, u.i64(math.prod(outs[d + 1:]))), u.i64(outs[d]))
                   for d in range(len(outs))]
-        _window(b, form, src, cols, coords, strides[1:-1], base, b.mul(i, u.i64(form.kk)))
-    b.ret_void()
-    return fn
+        _window(b, form, src, cols, coords, strides[1:-1], base, b.mul(i, u.i64(form.kk)), raw)
+
+
 def _window(b: ir.IRBuilder, form: ConvForm, src: ir.Value, cols: ir.Value,
-            coords: list[ir.Value], strides: list[int], base: ir.Value, row: ir.Value) -> None:
+            coords: list[ir.Value], strides: list[int], base: ir.Value, row: ir.Value,
+            raw: bool) -> None:
     """One im2col row: per window position, cg input features (or zeros) into cols."""
     ity = blas.bits_type(form.dtype)
     cg = form.cg
@@ -569,6 +596,13 @@ def _window(b: ir.IRBuilder, form: ConvForm, src: ir.Value, cols: ir.Value,
     def level(d: int, valid: ir.Value, at: ir.Value, col: ir.Value) -> None:
         if d == len(form.spatial):
             dst = b.gep(cols, [b.add(row, col)], source_etype=ity)
+            if raw:
+                with b.if_else(valid) as (then, otherwise):
+                    with then:
+                        u.memcpy(b, dst, b.gep(src, [at], source_etype=ity), cg * form.itemsize)
+                    with otherwise:
+                        u.memset(b, dst, 0, cg * form.itemsize)
+                return
             with b.if_else(valid) as (then, otherwise):
                 with then:
                     p = b.gep(src, [at], source_etype=ity)

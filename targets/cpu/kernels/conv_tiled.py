@@ -20,7 +20,13 @@ does, the im2col being the packing:
   microkernel call (`vector_shape`): MR * NV sums in registers (16 zmm), per k one
   vector load of the packed kernel row per column vector, one broadcast per row and
   MR * NV fused multiply-adds; the last column vector of a group is masked when og is
-  not a multiple of VL; rows past the last multiple of MR go one by one.
+  not a multiple of VL; the last tile of a block may have fewer than MR rows (the
+  kernel computes the missing ones from the first and stores only the real ones);
+* the microkernels are a runtime library (`runtime`: compiled once per process per
+  element type, for 1..NV column vectors, whole or masked), taking kk, the row strides
+  and the last vector's width as arguments, as XLA:CPU calls library kernels: a
+  convolution's own code is its packing and tile loops, which compile in a few
+  milliseconds (bench/cpu.py's conv: 50 ms of LLVM per convolution before).
 
 Each part runs with MXCSR's FTZ/DAZ set on x86 (as XLA:CPU's threads do), so the sums
 flush denormals as XLA's; the summation order is k in order, one fma per term.
@@ -28,9 +34,12 @@ flush denormals as XLA's; the summation order is k in order, one fma per term.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import llvmlite.binding as llvm
 from llvmlite import ir
 
 from hlotool.ir.types import PrimitiveType
@@ -39,9 +48,10 @@ from hlotool.targets.cpu.jit import host
 from hlotool.targets.cpu.kernels import parallel
 
 if TYPE_CHECKING:
-    from hlotool.targets.cpu.kernels.conv import ConvForm
+    from hlotool.targets.cpu.kernels.conv import ConvForm, Im2col
 
 P = PrimitiveType
+_ELEMENT = {P.F32: u.F32, P.F64: u.F64}
 #: Rows of output per microkernel call.
 MR = 4
 #: Bytes of one im2col block (packed per thread, kept in the 1 MiB L2).
@@ -66,7 +76,7 @@ def block_rows(rows: int, kk: int, itemsize: int) -> int:
     return min(block, -(-rows // MR) * MR)
 
 
-def emit_tiled(b: ir.IRBuilder, form: ConvForm, im2col: ir.Function, src: ir.Value,
+def emit_tiled(b: ir.IRBuilder, form: ConvForm, im2col: Im2col, src: ir.Value,
                ker: ir.Value, dst: ir.Value, symbol: str, x86: bool) -> None:
     """dst [rows, o] = the convolution, from src (lhs as [n, spatial..., c]) and ker
     (packed [groups, kk, og]); emitted where `b` stands."""
@@ -86,7 +96,7 @@ def emit_tiled(b: ir.IRBuilder, form: ConvForm, im2col: ir.Function, src: ir.Val
     b.call(run, [part, args, u.i64(blocks), u.i64(parts)])
 
 
-def _emit_part(module: ir.Module, name: str, form: ConvForm, im2col: ir.Function,
+def _emit_part(module: ir.Module, name: str, form: ConvForm, im2col: Im2col,
                x86: bool) -> ir.Function:
     """`void name(void **(src, ker, dst), i64 begin, i64 end)`: blocks [begin, end)."""
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64]), name=name)
@@ -99,9 +109,7 @@ def _emit_part(module: ir.Module, name: str, form: ConvForm, im2col: ir.Function
     # With DAZ set (x86) a plain [rows, c] lhs is read in place (no im2col copy).
     direct = x86 and form.plain_rows
     if not direct:
-        cols = b.alloca(ety, size=u.i64(form.chunk * form.kk), name="cols")
-        cols.align = 64
-    full, single = _micro(module, name, form, MR), _micro(module, name, form, 1)
+        cols = u.stack_buffer(b, ety, form.chunk * form.kk, "cols", align=64)
 
     def body() -> None:
         with u.for_range(b, b.sub(end, begin), name="block") as i:
@@ -114,11 +122,11 @@ def _emit_part(module: ir.Module, name: str, form: ConvForm, im2col: ir.Function
                     block = b.gep(src, [b.mul(r0, u.i64(form.kk))], source_etype=ety)
                 else:
                     block = cols
-                    b.call(im2col, [src, cols, g, r0, rows])
+                    im2col(b, src, cols, g, r0, rows)
                 kg = b.gep(ker, [b.mul(g, u.i64(form.kk * form.og))], source_etype=ety)
                 out = b.gep(dst, [b.add(b.mul(r0, u.i64(form.o)), b.mul(g, u.i64(form.og)))],
                             source_etype=ety)
-                _tiles(b, form, rows, block, kg, out, full, single, ety)
+                _tiles(b, form, rows, block, kg, out, ety)
 
     parallel.with_ftz(b, x86, body)
     b.ret_void()
@@ -126,101 +134,156 @@ def _emit_part(module: ir.Module, name: str, form: ConvForm, im2col: ir.Function
 
 
 def _tiles(b: ir.IRBuilder, form: ConvForm, rows: ir.Value, cols: ir.Value, kg: ir.Value,
-           out: ir.Value, full: ir.Function, single: ir.Function, ety: ir.Type) -> None:
-    """The microkernel calls of one block and group: MR rows at a time, then one by one."""
-    tiles = b.udiv(rows, u.i64(MR))
-    with u.for_range(b, tiles, name="tile") as t:
+           out: ir.Value, ety: ir.Type) -> None:
+    """The microkernel calls of one block and group, MR rows per tile (the last tile
+    may have fewer: the kernel takes how many)."""
+    with u.for_range(b, b.udiv(b.add(rows, u.i64(MR - 1)), u.i64(MR)), name="tile") as t:
         r = b.mul(t, u.i64(MR))
-        b.call(full, [b.gep(cols, [b.mul(r, u.i64(form.kk))], source_etype=ety), kg,
-                      b.gep(out, [b.mul(r, u.i64(form.o))], source_etype=ety)])
-    done = b.mul(tiles, u.i64(MR))
-    with u.for_range(b, b.sub(rows, done), name="rest") as t:
-        r = b.add(done, t)
-        b.call(single, [b.gep(cols, [b.mul(r, u.i64(form.kk))], source_etype=ety), kg,
-                        b.gep(out, [b.mul(r, u.i64(form.o))], source_etype=ety)])
+        left = b.sub(rows, r)
+        m = b.select(b.icmp_signed("<", left, u.i64(MR)), left, u.i64(MR))
+        _micro_calls(b, form, b.gep(cols, [b.mul(r, u.i64(form.kk))], source_etype=ety), kg,
+                     b.gep(out, [b.mul(r, u.i64(form.o))], source_etype=ety), m, ety)
 
 
-def _micro(module: ir.Module, name: str, form: ConvForm, mr: int) -> ir.Function:
-    """`void name.mr(ptr a, ptr k, ptr c)`: c[i, :og] = a[i, :kk] @ k[:kk, :og] for
-    i < mr (a's rows kk apart, c's rows o apart), NV vectors of columns at a time."""
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.PTR]),
-                     name=f"{name}.micro{mr}")
-    fn.linkage = "internal"
-    fn.attributes.add("nounwind")
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    a, k, c = fn.args
+def _micro_calls(b: ir.IRBuilder, form: ConvForm, a: ir.Value, k: ir.Value, c: ir.Value,
+                 m: ir.Value, ety: ir.Type) -> None:
+    """c[i, :og] = a[i, :kk] @ k[:kk, :og] for i < m <= MR: one runtime microkernel call
+    per block of up to NV column vectors."""
     vl, nv = vector_shape(form.dtype)
+    runtime(form.dtype, vl, nv)
     vectors = math.ceil(form.og / vl)
     for first in range(0, vectors, nv):
-        cols = [(j * vl, min(vl, form.og - j * vl)) for j in range(first, min(vectors, first + nv))]
-        _column_block(b, form, mr, cols, a, k, c, vl)
-    b.ret_void()
-    return fn
+        count = min(nv, vectors - first)
+        width = min(vl, form.og - (first + count - 1) * vl)
+        name = micro_symbol(form.dtype, vl, count, width < vl)
+        fn = b.module.globals.get(name) or ir.Function(b.module, _MICRO, name=name)
+        at = u.i64(first * vl)
+        b.call(fn, [a, b.gep(k, [at], source_etype=ety), b.gep(c, [at], source_etype=ety),
+                    u.i64(form.kk), u.i64(form.og), u.i64(form.o), u.i64(width), m])
 
 
-def _column_block(b: ir.IRBuilder, form: ConvForm, mr: int, cols: list[tuple[int, int]],
-                  a: ir.Value, k: ir.Value, c: ir.Value, vl: int) -> None:
-    """One register tile: mr rows x the column vectors `cols` ((offset, width) each) of
-    `vl` elements."""
-    ety = u.F32 if form.dtype is P.F32 else u.F64
-    vty = ir.VectorType(ety, vl)
-    zero = ir.Constant(vty, [ir.Constant(ety, 0.0)] * vl)
+# -- the runtime microkernels ---------------------------------------------------------------
+
+#: `void micro(ptr a, ptr k, ptr c, i64 kk, i64 ldk, i64 ldc, i64 width, i64 m)`:
+#: c[i * ldc + j] = sum over p < kk of a[i * kk + p] * k[p * ldk + j], for i < m (1 to
+#: MR) and j < (vectors - 1) * VL + width. Rows past m are computed from row 0 (always
+#: readable) and not stored.
+_MICRO = ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.PTR, *[u.I64] * 5])
+
+
+def micro_symbol(dtype: PrimitiveType, vl: int, vectors: int, masked: bool) -> str:
+    """The runtime microkernel of `vectors` column vectors of `vl` lanes, the last one
+    masked to its `width` argument or whole."""
+    t = "f32" if dtype is P.F32 else "f64"
+    return f"hlotool_conv_micro_{t}x{vl}_{vectors}{'m' if masked else ''}"
+
+
+@functools.cache
+def runtime(dtype: PrimitiveType, vl: int, nv: int) -> Any:
+    """Compile the microkernels of `dtype` with `vl`-lane vectors once per process (one
+    library, lean pipeline: 1..nv column vectors, whole or masked) and register their
+    symbols.
+
+    The contraction depends on the convolution only through kk, the row strides and
+    the last vector's width, which the kernels take as arguments, so every
+    convolution's code calls these (as XLA:CPU calls its library kernels): a
+    convolution compiles only its packing and tile loops."""
+    from hlotool.targets.cpu.jit import CodeLibrary, Pipeline
+
+    module = ir.Module(name="hlotool_conv_micro")
+    names = []
+    for n in range(1, nv + 1):
+        for masked in (False, True):
+            names.append(micro_symbol(dtype, vl, n, masked))
+            _emit_micro(module, names[-1], ir.VectorType(_ELEMENT[dtype], vl), n, masked)
+    library = CodeLibrary(module.name)
+    library.add_ir_module(str(module), Pipeline.LEAN)
+    library.finalize()
+    for name in names:
+        llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
+    return library  # kept alive for the life of the process
+
+
+def _emit_micro(module: ir.Module, name: str, vty: ir.VectorType, vectors: int,
+                masked: bool) -> None:
+    """One register tile: MR rows x `vectors` column vectors of `vty`, summed over p in
+    order (one fma per term)."""
+    fn = ir.Function(module, _MICRO, name=name)
+    fn.attributes.add("nounwind")
+    a, k, c, kk, ldk, ldc, width, m = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    vl, ety = vty.count, vty.element
+    zero = ir.Constant(vty, None)  # zeroinitializer: short IR text to print and parse
+    mask = None
+    if masked:
+        lanes = ir.Constant(ir.VectorType(u.I64, vl), list(range(vl)))
+        mask = b.icmp_unsigned("<", lanes, _splat(b, width, ir.VectorType(u.I64, vl)))
+    masks = [mask if masked and j == vectors - 1 else None for j in range(vectors)]
+    rows = [b.gep(a, [b.select(b.icmp_signed("<", u.i64(i), m), b.mul(u.i64(i), kk), u.i64(0))],
+                  source_etype=ety) if i else a for i in range(MR)]
     pre = b.block
     loop = b.append_basic_block("k.body")
     after = b.append_basic_block("k.end")
     b.branch(loop)
     b.position_at_end(loop)
-    kk = b.phi(u.I64, name="k")
-    kk.add_incoming(u.i64(0), pre)
-    accs = [[b.phi(vty, name=f"acc{i}_{j}") for j in range(len(cols))] for i in range(mr)]
+    p = b.phi(u.I64, name="p")
+    p.add_incoming(u.i64(0), pre)
+    accs = [[b.phi(vty, name=f"acc{i}_{j}") for j in range(vectors)] for i in range(MR)]
     for row in accs:
         for acc in row:
             acc.add_incoming(zero, pre)
-    krow = b.gep(k, [b.mul(kk, u.i64(form.og))], source_etype=ety)
-    bv = [_load(b, b.gep(krow, [u.i64(off)], source_etype=ety), vty, width)
-          for off, width in cols]
+    krow = b.gep(k, [b.mul(p, ldk)], source_etype=ety)
+    bv = [_load(b, b.gep(krow, [u.i64(j * vl)], source_etype=ety), vty, m)
+          for j, m in enumerate(masks)]
+    fma = _declare(module, f"llvm.fma.{_mangle(vty)}", vty, [vty, vty, vty])
     new = []
-    for i in range(mr):
-        s = b.load(b.gep(a, [b.add(kk, u.i64(i * form.kk))], source_etype=ety), typ=ety)
-        splat = b.shuffle_vector(b.insert_element(ir.Constant(vty, ir.Undefined), s, u.i64(0)),
-                                 ir.Constant(vty, ir.Undefined),
-                                 ir.Constant(ir.VectorType(u.I32, vl), [0] * vl))
-        fma = _declare(b.module, f"llvm.fma.{_mangle(vty)}", vty, [vty, vty, vty])
+    for i in range(MR):
+        s = b.load(b.gep(rows[i], [p], source_etype=ety), typ=ety)
+        splat = _splat(b, s, vty)
         new.append([b.call(fma, [splat, v, acc]) for v, acc in zip(bv, accs[i], strict=True)])
-    nxt = b.add(kk, u.i64(1), flags=["nuw", "nsw"])
-    kk.add_incoming(nxt, b.block)
+    nxt = b.add(p, u.i64(1), flags=["nuw", "nsw"])
+    p.add_incoming(nxt, b.block)
     for row, vals in zip(accs, new, strict=True):
         for acc, v in zip(row, vals, strict=True):
             acc.add_incoming(v, b.block)
-    b.cbranch(b.icmp_unsigned("<", nxt, u.i64(form.kk)), loop, after)
+    b.cbranch(b.icmp_unsigned("<", nxt, kk), loop, after)
     b.position_at_end(after)
+    done = b.append_basic_block("done")
     for i, vals in enumerate(new):
-        for (off, width), v in zip(cols, vals, strict=True):
-            _store(b, v, b.gep(c, [u.i64(i * form.o + off)], source_etype=ety), width)
+        if i:  # row 0 always exists; once a row is past m, so are the rest
+            store = b.append_basic_block(f"store{i}")
+            b.cbranch(b.icmp_signed("<", u.i64(i), m), store, done)
+            b.position_at_end(store)
+        crow = b.gep(c, [b.mul(u.i64(i), ldc)], source_etype=ety)
+        for j, (v, mask) in enumerate(zip(vals, masks, strict=True)):
+            _store(b, v, b.gep(crow, [u.i64(j * vl)], source_etype=ety), mask)
+    b.branch(done)
+    b.position_at_end(done)
+    b.ret_void()
 
 
-def _mask(vl: int, width: int) -> ir.Constant:
-    return ir.Constant(ir.VectorType(u.I1, vl), [1] * width + [0] * (vl - width))
+def _splat(b: ir.IRBuilder, x: ir.Value, vty: ir.VectorType) -> ir.Value:
+    """A vector of `vty` with every lane x."""
+    zero = ir.Constant(vty, None)
+    return b.shuffle_vector(b.insert_element(zero, x, u.i64(0)), zero,
+                            ir.Constant(ir.VectorType(u.I32, vty.count), None))
 
 
-def _load(b: ir.IRBuilder, p: ir.Value, vty: ir.VectorType, width: int) -> ir.Value:
-    """A vector of `width` elements at p (the rest zero)."""
-    if width == vty.count:
+def _load(b: ir.IRBuilder, p: ir.Value, vty: ir.VectorType, mask: ir.Value | None) -> ir.Value:
+    """The vector at p, or its lanes under `mask` (the rest zero)."""
+    if mask is None:
         return b.load(p, typ=vty, align=4)
-    zero = ir.Constant(vty, [ir.Constant(vty.element, 0.0)] * vty.count)
-    mask = _mask(vty.count, width)
     fn = _declare(b.module, f"llvm.masked.load.{_mangle(vty)}.p0", vty,
                   [u.PTR, u.I32, mask.type, vty])
-    return b.call(fn, [p, ir.Constant(u.I32, 4), mask, zero])
+    return b.call(fn, [p, ir.Constant(u.I32, 4), mask, ir.Constant(vty, None)])
 
 
-def _store(b: ir.IRBuilder, v: ir.Value, p: ir.Value, width: int) -> None:
-    """Store the first `width` elements of v at p."""
+def _store(b: ir.IRBuilder, v: ir.Value, p: ir.Value, mask: ir.Value | None) -> None:
+    """Store v at p, or its lanes under `mask`."""
     vty = v.type
-    if width == vty.count:
+    if mask is None:
         b.store(v, p, align=4)
         return
-    mask = _mask(vty.count, width)
     fn = _declare(b.module, f"llvm.masked.store.{_mangle(vty)}.p0", ir.VoidType(),
                   [vty, u.PTR, u.I32, mask.type])
     b.call(fn, [v, p, ir.Constant(u.I32, 4), mask])

@@ -500,10 +500,7 @@ def _init_output(b: ir.IRBuilder, inputs: dict[int, Input], base: Instruction,
     if nbytes == 0:
         return
     with b.if_then(b.icmp_unsigned("!=", out, buf.pointer)):
-        memcpy = b.module.globals.get("llvm.memcpy.p0.p0.i64") or ir.Function(
-            b.module, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.I64, u.I1]),
-            name="llvm.memcpy.p0.p0.i64")
-        b.call(memcpy, [out, buf.pointer, u.i64(nbytes), ir.Constant(u.I1, 0)])
+        u.memcpy(b, out, buf.pointer, nbytes)
 
 
 def _itemsize(t: PrimitiveType) -> int:
