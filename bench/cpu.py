@@ -12,11 +12,15 @@ Columns:
   bytes read and written (inputs + outputs, once) at this machine's DRAM copy bandwidth and
   the FLOPs at its sgemm rate, both measured with numpy at the start of the run
   (docs/targets.md Part 0): copy on one thread per core, sgemm 2048^3 through numpy's BLAS.
-* Compile milliseconds, all after parsing: `XLA` is `jitted.lower(*args).compile()` on a
+* Compile milliseconds, all after parsing, medians of rounds that interleave XLA's and
+  hlotool's compiles: `XLA` is `jitted.lower(*args).compile()` on a
   fresh function after `jax.clear_caches()` (so no in-memory cache hits; the persistent
-  cache is off unless configured); `cold` is hlotool without the disk cache and without
-  autotuning (`cold/XLA`: the issue's goal is at most 2), after one warm-up compile that
-  pays the process's lazy imports and LLVM initialisation (printed in the title); `tune`
+  cache is off unless configured), its HLO passes included; hlotool's compiles of XLA's
+  optimised HLO include the `cpu` pass pipeline, as `hlotool run` does; `cold` is
+  hlotool without the disk cache and without autotuning (`cold/XLA`: the issue's goal is at most 2), after one warm-up compile that
+  pays the process's lazy imports and LLVM initialisation and after loading the runtime
+  libraries (both printed in the title; the convolution microkernels are compiled once
+  per host and then come from the disk cache); `tune`
   the autotuner's own time in a compile with it on (the whole compile when there is no
   LLVM module, e.g. a lone dot); `cached` a compile whose disk cache entry exists (a
   tuned entry). `--stages` adds hlotool's cold compile stages per case.
@@ -239,66 +243,72 @@ def _values(x: Any) -> list[np.ndarray]:
     return [np.asarray(v) for v in (x if isinstance(x, tuple | list) else (x,))]
 
 
-def xla_compile_ms(case: Case, repeat: int) -> float:
+def xla_compile_ms(case: Case) -> float:
     """XLA's compile time (`lower(...).compile()`), on a fresh function and empty caches."""
     import jax
 
-    times = []
-    for _ in range(repeat):
-        jax.clear_caches()
-        fresh = lambda *a, _fn=case.fn: _fn(*a)  # noqa: E731 - a new function: no trace cache hit
-        lowered = jax.jit(fresh).lower(*case.args)
-        t = time.perf_counter()
-        lowered.compile()
-        times.append((time.perf_counter() - t) * 1000)
-    return statistics.median(times)
+    jax.clear_caches()
+    fresh = lambda *a, _fn=case.fn: _fn(*a)  # noqa: E731 - a new function: no trace cache hit
+    lowered = jax.jit(fresh).lower(*case.args)
+    t = time.perf_counter()
+    lowered.compile()
+    return (time.perf_counter() - t) * 1000
 
 
-def hlotool_compile(text: str, repeat: int, cache_root: Path) -> tuple[Any, dict[str, float]]:
-    """Compile `text` cold (untuned, no cache), tuned (timing the tuner) and cached; the
-    executable of the cached compile and medians in milliseconds."""
+def compiles(case: Case, text: str, repeat: int, cache_root: Path) -> tuple[Any, dict[str, float]]:
+    """Medians in milliseconds of `repeat` rounds, each one XLA compile then hlotool's
+    cold (untuned, no cache), tuned (timing the tuner) and cached compiles of `text`,
+    each after the `cpu` pass pipeline as `hlotool run` does (interleaved, as the run
+    times are, so that both see the same machine); and the executable of the last
+    cached compile."""
+    from hlotool.commands.opt import apply_passes
     from hlotool.frontend import parse_hlo
     from hlotool.targets.cpu import CpuTarget
     from hlotool.targets.cpu.cache import DiskCache
 
-    cold, tune, cached = [], [], []
-    stages: dict[str, list[float]] = {}
+    times: dict[str, list[float]] = {}
     ex = None
-    for r in range(repeat):
+
+    def add(key: str, ms: float) -> None:
+        times.setdefault(key, []).append(ms)
+
+    def compile_ms(target: CpuTarget) -> tuple[Any, float]:
+        """What `hlotool run` does after parsing: the `cpu` pass pipeline, then the code."""
         module = parse_hlo(text)
         t = time.perf_counter()
-        ex = CpuTarget(cache=False, autotune=False).compile(module)
-        cold.append((time.perf_counter() - t) * 1000)
+        apply_passes(module, "cpu", None, verify_each=False)
+        add("stage passes", (time.perf_counter() - t) * 1000)
+        executable = target.compile(module)
+        return executable, (time.perf_counter() - t) * 1000
+
+    for r in range(repeat):
+        add("xla", xla_compile_ms(case))
+        ex, ms = compile_ms(CpuTarget(cache=False, autotune=False))
+        add("cold", ms)
         if ex.library is not None:
             for k, v in ex.library.timings.stages.items():
-                stages.setdefault(k, []).append(v * 1000)
+                add(f"stage {k}", v * 1000)
         cache = DiskCache(cache_root / f"r{r}")
-        module = parse_hlo(text)
-        t = time.perf_counter()
-        tuned = CpuTarget(cache=cache, autotune=True, log=None).compile(module)
-        wall = (time.perf_counter() - t) * 1000
+        tuned, wall = compile_ms(CpuTarget(cache=cache, autotune=True, log=None))
         lib = tuned.library
-        tune.append(lib.timings.stages.get("autotune", 0.0) * 1000 if lib is not None else wall)
-        module = parse_hlo(text)
-        t = time.perf_counter()
-        ex = CpuTarget(cache=cache, autotune=True, log=None).compile(module)
-        cached.append((time.perf_counter() - t) * 1000)
-    times = {"cold": statistics.median(cold), "tune": statistics.median(tune),
-             "cached": statistics.median(cached)}
-    times.update({f"stage {k}": statistics.median(v) for k, v in stages.items()})
-    return ex, times
+        add("tune", lib.timings.stages.get("autotune", 0.0) * 1000 if lib is not None else wall)
+        ex, ms = compile_ms(CpuTarget(cache=cache, autotune=True, log=None))
+        add("cached", ms)
+    return ex, {k: statistics.median(v) for k, v in times.items()}
 
 
-def warm_up() -> float:
+def warm_up() -> tuple[float, float]:
     """Milliseconds of the first hlotool compile in this process (lazy imports, LLVM
-    initialisation), so that it is not charged to the first case."""
+    initialisation) and of loading the runtime libraries kernels call (the convolution
+    microkernels: compiled once per host, then loaded from the disk cache), so that
+    neither is charged to a case (XLA's are part of its process start too)."""
     from hlotool.frontend import parse_hlo
-    from hlotool.targets.cpu import CpuTarget
+    from hlotool.targets.cpu import CpuTarget, load_runtime
 
     text = "HloModule w\nENTRY e {\n  a = f32[8] parameter(0)\n  ROOT r = f32[8] add(a, a)\n}"
     t = time.perf_counter()
     CpuTarget(cache=False, autotune=False).compile(parse_hlo(text))
-    return (time.perf_counter() - t) * 1000
+    return (time.perf_counter() - t) * 1000, load_runtime() * 1000
 
 
 def measure(case: Case, *, repeat: int, compile_repeat: int, bandwidth: float, flops: float,
@@ -307,8 +317,8 @@ def measure(case: Case, *, repeat: int, compile_repeat: int, bandwidth: float, f
 
     row = Row(case.name)
     compiled = jax.jit(case.fn).lower(*case.args).compile()
-    row.xla_compile = xla_compile_ms(case, compile_repeat)
-    ex, times = hlotool_compile(compiled.as_text(), compile_repeat, cache_root)
+    ex, times = compiles(case, compiled.as_text(), compile_repeat, cache_root)
+    row.xla_compile = times["xla"]
     row.cold, row.tune, row.cached = times["cold"], times["tune"], times["cached"]
     row.stages = {k[6:]: v for k, v in times.items() if k.startswith("stage ")}
     ours_out = _values(ex.run(case.args))
@@ -365,7 +375,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", default="", help="comma-separated substrings of case names")
     parser.add_argument("--repeat", type=int, default=7, help="runs per kernel timing (median)")
-    parser.add_argument("--compile-repeat", type=int, default=3, help="compiles per case (median)")
+    parser.add_argument("--compile-repeat", type=int, default=5,
+                        help="rounds of compiles per case (median)")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--stages", action="store_true",
                         help="also print hlotool's cold compile stages (ms) per case")
@@ -373,12 +384,13 @@ def main(argv: list[str] | None = None) -> None:
 
     wanted = [w.strip().lower() for w in opts.cases.split(",") if w.strip()]
     selected = [c for c in cases() if not wanted or any(w in c.name.lower() for w in wanted)]
-    first = warm_up()
+    first, runtime = warm_up()
     bandwidth, flops = copy_bandwidth(), sgemm_flops()
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     title = (f"hlotool CPU vs XLA:CPU vs numpy — {when}; "
              f"copy {bandwidth / 1e9:.1f} GB/s, sgemm {flops / 1e9:.0f} GFLOP/s; "
-             f"first hlotool compile in the process {first:.0f} ms (not in `cold`)")
+             f"not in `cold`: first hlotool compile in the process {first:.0f} ms, "
+             f"runtime libraries {runtime:.0f} ms")
     rows = []
     with tempfile.TemporaryDirectory(prefix="hlotool-bench-") as root:
         for case in selected:

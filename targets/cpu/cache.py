@@ -22,6 +22,10 @@ name) and whether the entry was tuned at all, so a cached compile reuses the tun
 without timing, and a compile that asks for tuning replaces an untuned entry. An entry may
 hold no object code (a module whose only tuned kernels are BLAS dots).
 
+Runtime libraries (kernels every module calls, e.g. the convolution microkernels) are
+cached the same way under `library_key`, so a new process loads them instead of
+compiling them.
+
 Location: `$HLOTOOL_CACHE_DIR` when set (`off`, `none` or empty disables the cache),
 else `$XDG_CACHE_HOME/hlotool/cpu` or `~/.cache/hlotool/cpu`. Entries are written
 atomically (temporary file + rename), so concurrent processes may share a directory.
@@ -34,13 +38,14 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hlotool.ir.module import Module
 from hlotool.ir.structure import fingerprint
-from hlotool.targets.cpu.jit import host
+from hlotool.targets.cpu.jit import CodeLibrary, Pipeline, host
 
 #: Bump when the entry format changes.
 FORMAT = 3
@@ -88,6 +93,34 @@ def module_key(module: Module, *, target: str = "cpu", speed_level: int = 2) -> 
              f"module {fingerprint(module, names=True)}"]
     h.update("\n".join(parts).encode())
     return h.hexdigest()
+
+
+def library_key(name: str) -> str:
+    """The cache key of the runtime library `name` (kernels compiled once per host, not
+    per module) for this host."""
+    h = hashlib.blake2b(digest_size=20)
+    h.update("\n".join([f"format {FORMAT}", f"host {host().key}", f"code {_code_version()}",
+                        f"library {name}"]).encode())
+    return h.hexdigest()
+
+
+def runtime_library(name: str, text: Callable[[], str],
+                    pipeline: Pipeline = Pipeline.FULL) -> CodeLibrary:
+    """The runtime library `name` whose LLVM IR is `text()`: its objects from the disk
+    cache (`DiskCache.default`), else compiled (and stored)."""
+    cache = DiskCache.default()
+    key = library_key(name)
+    library = CodeLibrary(name)
+    entry = cache.load(key) if cache is not None else None
+    if entry is not None:
+        library.load_objects(entry.objects)
+        library.cache_hit = True
+        return library
+    library.add_ir_module(text(), pipeline)
+    library.finalize()
+    if cache is not None:
+        cache.store(key, Entry(library.objects, {}))
+    return library
 
 
 @dataclass(slots=True)

@@ -9,6 +9,8 @@ for f64, not bit for bit.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -315,3 +317,37 @@ def test_every_runtime_microkernel(o: int, t: str) -> None:
         conv_text("b01f_01io->b01f", 2, 3, (5, 6), o, (3, 3), pad=((1, 1), (1, 1)), t=t), t)
     thunk = ConvThunk(conv, tune={"gemm": "tiled"}, native=NATIVE)
     np.testing.assert_allclose(thunk(values), want, rtol=TOL[t], atol=TOL[t])
+
+
+def test_cached_conv_calls_the_runtime_library(tmp_path: Path) -> None:
+    """A convolution loaded from the disk cache finds the microkernels it calls (they are
+    registered when the module is planned, before its objects load)."""
+    from hlotool.targets.cpu.cache import DiskCache
+
+    cache = DiskCache(tmp_path)
+    text, lhs, rhs = conv_text(**CASES["many blocks"])
+    first = compile_module(parse_hlo(text), cache=cache, autotune=False)
+    second = compile_module(parse_hlo(text), cache=cache, autotune=False)
+    assert second.library is not None and second.library.cache_hit == NATIVE
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal(lhs).astype(np.float32), rng.standard_normal(rhs).astype(np.float32)
+    want = Evaluator(parse_hlo(text)).run([a, b])
+    for ex in (first, second):
+        np.testing.assert_allclose(ex.run([a, b]), want, rtol=TOL["f32"], atol=TOL["f32"] * 16)
+
+
+def test_runtime_library_comes_from_the_disk_cache(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second load of a runtime library reads its objects instead of compiling."""
+    import ctypes
+
+    from hlotool.targets.cpu import cache as cache_module
+
+    text = 'define void @"f"(ptr %".1") {\nentry:\n  store i32 7, ptr %".1"\n  ret void\n}\n'
+    monkeypatch.setattr(cache_module, "cache_dir", lambda: tmp_path)
+    first = cache_module.runtime_library("test_lib", lambda: text)
+    second = cache_module.runtime_library("test_lib", lambda: "not IR: never parsed")
+    assert not first.cache_hit and second.cache_hit
+    out = (ctypes.c_int32 * 1)()
+    second.get_function("f")(ctypes.cast(out, ctypes.POINTER(ctypes.c_void_p)))
+    assert out[0] == 7

@@ -216,3 +216,46 @@ ENTRY e {{
     assert ex.stats.fallback == 0
     np.testing.assert_array_equal(got, np.transpose(x, perm))
     assert_same(got, want)
+
+
+@pytest.mark.parametrize("dims, perm", [((64, 96), (1, 0)), ((3, 40, 72), (0, 2, 1)),
+                                        ((16, 24, 40), (2, 0, 1)), ((40, 16, 48), (1, 2, 0))])
+def test_transposes_spelled_as_bitcast_and_copy(dims: tuple[int, ...], perm: tuple[int, ...]) -> None:
+    """The `cpu` pipeline's simplifier turns a transpose into a bitcast to another layout
+    and a copy back (as XLA does); the kernel still moves blocks as for a transpose."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.kernels.loop import transposed_dim
+
+    out = tuple(dims[p] for p in perm)
+    order = [perm.index(k) for k in range(len(dims))]  # the bitcast's major-to-minor
+    layout = ",".join(map(str, reversed(order)))
+    shape = lambda d: f"f32[{','.join(map(str, d))}]"  # noqa: E731
+    text = f"""HloModule m
+fused {{
+  p = {shape(dims)} parameter(0)
+  b = {shape(out)}{{{layout}}} bitcast(p)
+  c = {shape(out)} copy(b)
+  ROOT r = {shape(out)} copy(c)
+}}
+ENTRY e {{
+  x = {shape(dims)} parameter(0)
+  ROOT f = {shape(out)} fusion(x), kind=kLoop, calls=fused
+}}"""
+    spelled = f"""HloModule m
+fused {{
+  p = {shape(dims)} parameter(0)
+  ROOT t = {shape(out)} transpose(p), dimensions={{{','.join(map(str, perm))}}}
+}}
+ENTRY e {{
+  x = {shape(dims)} parameter(0)
+  ROOT f = {shape(out)} fusion(x), kind=kLoop, calls=fused
+}}"""
+    (plan,) = plan_module(parse_hlo(text)).plans.values()
+    (as_transpose,) = plan_module(parse_hlo(spelled)).plans.values()
+    assert transposed_dim(plan) == transposed_dim(as_transpose)
+    x = np.arange(np.prod(dims)).reshape(dims).astype(np.float32)
+    got, want, ex = run_both(text, x)
+    assert ex.stats.fallback == 0
+    np.testing.assert_array_equal(got, np.transpose(x, perm))
+    assert_same(got, want)

@@ -358,18 +358,20 @@ def _helper_names(dtype: PrimitiveType) -> tuple[str, str]:
 
 @functools.cache
 def _helpers() -> tuple[object, ...]:
-    """Compile the denormal scan and flush loops once per process and register them
-    (kernels call them: the per-dot code stays a few calls, quick to compile)."""
-    from hlotool.targets.cpu.jit import CodeLibrary
+    """Load (from the disk cache) or compile the denormal scan and flush loops once per
+    process and register them (kernels call them: the per-dot code stays a few calls,
+    quick to compile)."""
+    from hlotool.targets.cpu.cache import runtime_library
 
-    module = ir.Module(name="hlotool_blas_helpers")
-    for dtype in _BITS:
-        scan, flush = _helper_names(dtype)
-        _emit_scan(module, scan, dtype)
-        _emit_flush(module, flush, dtype)
-    library = CodeLibrary("hlotool_blas_helpers")
-    library.add_ir_module(str(module))
-    library.finalize()
+    def text() -> str:
+        module = ir.Module(name="hlotool_blas_helpers")
+        for dtype in _BITS:
+            scan, flush = _helper_names(dtype)
+            _emit_scan(module, scan, dtype)
+            _emit_flush(module, flush, dtype)
+        return str(module)
+
+    library = runtime_library("blas_helpers", text)
     for dtype in _BITS:
         for name in _helper_names(dtype):
             llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)

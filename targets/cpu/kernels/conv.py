@@ -130,6 +130,15 @@ def unsupported_conv(conv: Instruction) -> str | None:
     return None
 
 
+def load_runtime(dtypes: tuple[PrimitiveType, ...] = tuple(_TYPES)) -> None:
+    """Build and register what native convolutions of `dtypes` call, once per process
+    (where OpenBLAS is found): the denormal helpers and the microkernels."""
+    if blas.available():
+        blas.helpers()
+        for dtype in dtypes:
+            tiled.runtime(dtype, *tiled.vector_shape(dtype))
+
+
 def plan_convolution(ins: Instruction, name: str) -> tuple[ConvPlan | None, str]:
     """A ConvPlan for a convolution, or for a fusion computing only a convolution of its
     parameters (XLA:CPU wraps convolutions in such kCustom fusions).
@@ -137,13 +146,8 @@ def plan_convolution(ins: Instruction, name: str) -> tuple[ConvPlan | None, str]
     Registers the denormal helpers (kernels/blas.py) and the microkernels
     (conv_tiled.runtime) native kernels call first: a module's object code may come
     from the disk cache, loaded right after planning."""
-    if blas.available():
-        blas.helpers()
-        for dtype in _TYPES:
-            tiled.runtime(dtype, *tiled.vector_shape(dtype))
     if ins.opcode is Opcode.CONVOLUTION:
-        reason = unsupported_conv(ins)
-        return (None, reason) if reason else (ConvPlan(name, [ins], list(ins.operands)), "")
+        return _plan(ins, name)
     comp = ins.attrs.get("calls")
     root = getattr(comp, "root", None)
     if ins.opcode is not Opcode.FUSION or root is None or root.opcode is not Opcode.CONVOLUTION:
@@ -151,8 +155,15 @@ def plan_convolution(ins: Instruction, name: str) -> tuple[ConvPlan | None, str]
     if any(o.opcode is not Opcode.PARAMETER for o in root.operands) or \
             any(f is not root and f.opcode is not Opcode.PARAMETER for f in comp.instructions):
         return None, "convolution fusion with other instructions"
-    reason = unsupported_conv(root)
-    return (None, reason) if reason else (ConvPlan(name, [root], list(root.operands)), "")
+    return _plan(root, name)
+
+
+def _plan(conv: Instruction, name: str) -> tuple[ConvPlan | None, str]:
+    reason = unsupported_conv(conv)
+    if reason:
+        return None, reason
+    load_runtime((conv.shape.element_type,))
+    return ConvPlan(name, [conv], list(conv.operands)), ""
 
 
 class ConvThunk(blas.LibraryThunk):

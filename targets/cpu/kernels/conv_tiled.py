@@ -180,26 +180,28 @@ def micro_symbol(dtype: PrimitiveType, vl: int, vectors: int, masked: bool) -> s
 
 @functools.cache
 def runtime(dtype: PrimitiveType, vl: int, nv: int) -> Any:
-    """Compile the microkernels of `dtype` with `vl`-lane vectors once per process (one
-    library, lean pipeline: 1..nv column vectors, whole or masked) and register their
-    symbols.
+    """Load (from the disk cache) or compile the microkernels of `dtype` with `vl`-lane
+    vectors once per process (one library, lean pipeline: 1..nv column vectors, whole
+    or masked) and register their symbols.
 
     The contraction depends on the convolution only through kk, the row strides and
     the last vector's width, which the kernels take as arguments, so every
     convolution's code calls these (as XLA:CPU calls its library kernels): a
     convolution compiles only its packing and tile loops."""
-    from hlotool.targets.cpu.jit import CodeLibrary, Pipeline
+    from hlotool.targets.cpu.cache import runtime_library
+    from hlotool.targets.cpu.jit import Pipeline
 
-    module = ir.Module(name="hlotool_conv_micro")
-    names = []
-    for n in range(1, nv + 1):
-        for masked in (False, True):
-            names.append(micro_symbol(dtype, vl, n, masked))
-            _emit_micro(module, names[-1], ir.VectorType(_ELEMENT[dtype], vl), n, masked)
-    library = CodeLibrary(module.name)
-    library.add_ir_module(str(module), Pipeline.LEAN)
-    library.finalize()
-    for name in names:
+    kernels = [(micro_symbol(dtype, vl, n, masked), n, masked)
+               for n in range(1, nv + 1) for masked in (False, True)]
+
+    def text() -> str:
+        module = ir.Module(name="hlotool_conv_micro")
+        for name, n, masked in kernels:
+            _emit_micro(module, name, ir.VectorType(_ELEMENT[dtype], vl), n, masked)
+        return str(module)
+
+    library = runtime_library(f"conv_micro_{dtype.name}x{vl}_{nv}", text, Pipeline.LEAN)
+    for name, _, _ in kernels:
         llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
     return library  # kept alive for the life of the process
 

@@ -39,6 +39,7 @@ from hlotool.targets.cpu.kernels.elemental import (
     Input,
     delinearize,
     linear_index,
+    major_to_minor,
 )
 
 #: MXCSR bits: flush-to-zero (15) and denormals-are-zero (6).
@@ -135,10 +136,31 @@ def _pure_permutation(plan: LoopPlan) -> list[int] | None:
     while ins is not source:
         if ins.opcode is O.TRANSPOSE:
             perm = [list(ins.attrs["dimensions"])[d] for d in perm]
+        elif ins.opcode is O.BITCAST:
+            step = _bitcast_permutation(ins)
+            if step is None:
+                return None
+            perm = [step[d] for d in perm]
         elif ins.opcode is not O.COPY:
             return None
         ins = ins.operand(0)
     return perm if perm != sorted(perm) else None
+
+
+def _bitcast_permutation(ins: Instruction) -> list[int] | None:
+    """For a bitcast that only relabels dims (the same dims in physical order, as the
+    `cpu` pipeline's simplifier makes of a transpose into another layout), the map from
+    its dims to its operand's: dim d of the result is dim step[d] of the operand."""
+    src, dst = ins.operand(0).shape, ins.shape
+    if src.element_type is not dst.element_type or src.rank != dst.rank:
+        return None
+    src_order, dst_order = major_to_minor(src), major_to_minor(dst)
+    if any(dst.dimensions[d] != src.dimensions[s] for d, s in zip(dst_order, src_order)):
+        return None
+    step = [0] * dst.rank
+    for d, s in zip(dst_order, src_order):
+        step[d] = s
+    return step
 
 
 class _BlockTranspose:
@@ -242,6 +264,10 @@ def _transposed_dim(plan: LoopPlan) -> int | None:
     rank = len(dims)
     if rank < 2 or dims[-1] < TILE:
         return None
+    perm = _pure_permutation(plan)
+    if perm is not None:  # also transposes spelled as layout-changing bitcasts and copies
+        j = perm.index(rank - 1)
+        return j if j != rank - 1 and dims[j] >= TILE else None
     inputs = {id(i) for i in plan.inputs}
     stack, seen = list(plan.roots), set()
     while stack:
