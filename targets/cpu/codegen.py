@@ -292,9 +292,9 @@ _PLACEHOLDER = "__hlotool_kernel__"
 
 
 def pipeline_of(plan: KernelPlan) -> Pipeline:
-    """The pipeline a plan's kernel is compiled by (`Pipeline.LEAN` when the plan says
-    its IR needs no loop vectorizer: `plan.lean`)."""
-    return Pipeline.LEAN if getattr(plan, "lean", False) else Pipeline.FULL
+    """The pipeline a plan's kernel is compiled by (`plan.pipeline` where the plan
+    says, else the full one)."""
+    return getattr(plan, "pipeline", Pipeline.FULL)
 
 
 def build_llvm_module(name: str, plans: list[KernelPlan]) -> tuple[dict[Pipeline, str], dict[str, str]]:

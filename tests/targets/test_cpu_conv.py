@@ -18,6 +18,7 @@ from hlotool.frontend import parse_hlo
 from hlotool.interpreter.core import Evaluator
 from hlotool.targets.cpu import compile_module
 from hlotool.targets.cpu.codegen import is_llvm, plan_module
+from hlotool.targets.cpu.jit import Pipeline, host
 from hlotool.targets.cpu.kernels import blas
 from hlotool.targets.cpu.kernels.control import WhilePlan
 from hlotool.targets.cpu.kernels.conv import ConvPlan, ConvThunk, conv_form
@@ -191,6 +192,11 @@ def test_native_step() -> None:
     ex = compile_module(parse_hlo(text))
     (plan,) = plan_module(parse_hlo(text)).plans.values()
     assert isinstance(plan, ConvPlan) and plan.native == NATIVE and is_llvm(plan) == NATIVE
+    # The tiled kernel packs with memcpy and calls the runtime microkernels: LLVM's
+    # quick pipeline compiles it.
+    assert (plan.pipeline is Pipeline.CALLS) == (NATIVE and host().is_x86)
+    if NATIVE:
+        assert "calls pipeline" in ex.library.llvm_ir
     (thunk,) = ex.thunks.values()
     assert hasattr(thunk, "native_args") == NATIVE
 

@@ -51,7 +51,7 @@ from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType
 from hlotool.targets.cpu import irutils as u
-from hlotool.targets.cpu.jit import host
+from hlotool.targets.cpu.jit import Pipeline, host
 from hlotool.targets.cpu.kernels import blas
 from hlotool.targets.cpu.kernels import conv_tiled as tiled
 from hlotool.targets.cpu.kernels.denormal import flush_inputs, has_denormals
@@ -94,10 +94,11 @@ class ConvPlan:
         return conv_form(self.conv, self.tune).scratch_bytes
 
     @property
-    def lean(self) -> bool:
-        """Whether the lean pipeline compiles the kernel (`jit.Pipeline.LEAN`): the tiled
-        microkernel is explicit vector IR and, on x86, its packing loops are copies."""
-        return self.native and host().is_x86 and conv_form(self.conv, self.tune).tiled
+    def pipeline(self) -> Pipeline:
+        """How LLVM compiles the kernel: with the tiled contraction on x86 it packs with
+        memcpy and calls the runtime microkernels, so the quick pipeline for calls."""
+        calls = self.native and host().is_x86 and conv_form(self.conv, self.tune).tiled
+        return Pipeline.CALLS if calls else Pipeline.FULL
 
     def emit(self, module: Any, symbol: str, *, x86: bool) -> None:
         """The native kernel: entry buffers (lhs, rhs, out, scratch of `scratch_bytes`);
@@ -268,7 +269,7 @@ class ConvThunk(blas.LibraryThunk):
         return self.sources[0], self.sources[1]
 
     def _compile(self) -> Any:
-        from hlotool.targets.cpu.jit import host
+        from hlotool.targets.cpu.jit import Pipeline, host
 
         form, x86 = self.form, host().is_x86
         return blas.compile_once("conv", lambda m, name: emit_conv(m, name, form, x86=x86))

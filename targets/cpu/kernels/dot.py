@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from hlotool.interpreter.kernels.elementwise import flush_denormals, flush_result
+from hlotool.targets.cpu.jit import Pipeline
 from hlotool.targets.cpu.kernels import blas
 from hlotool.targets.cpu.kernels.denormal import flush_inputs, has_denormals
 from hlotool.ir.instruction import Instruction
@@ -69,6 +70,14 @@ class DotPlan:
         """Bytes of the native kernel's scratch buffer (its last entry buffer)."""
         dot = blas.plan_blas_dot(self.roots[0], self.tune)
         return dot.scratch_bytes if dot is not None else 0
+
+    @property
+    def pipeline(self) -> Pipeline:
+        """How LLVM compiles the kernel: calls of BLAS and the denormal helpers only (no
+        packing loop to vectorize) take the quick pipeline for calls."""
+        dot = blas.plan_blas_dot(self.roots[0], self.tune)
+        calls = dot is not None and not (dot.lhs.pack or dot.rhs.pack)
+        return Pipeline.CALLS if calls else Pipeline.FULL
 
     def emit(self, module: Any, symbol: str, *, x86: bool) -> None:
         """The native kernel: entry buffers (lhs, rhs, out, scratch of `scratch_bytes`);

@@ -50,6 +50,7 @@ from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType, Shape
 from hlotool.targets.cpu import irutils as u
+from hlotool.targets.cpu.jit import Pipeline
 from hlotool.targets.cpu.kernels import parallel
 from hlotool.targets.cpu.kernels.elemental import (
     ElementalEmitter,
@@ -90,12 +91,13 @@ class ReducePlan:
         return self.roots[0]
 
     @property
-    def lean(self) -> bool:
-        """Whether the lean pipeline compiles the kernel (`jit.Pipeline.LEAN`): a row
-        reduction whose reducer depends on the order folds in scalar chains that no
-        pass may vectorize, so the full pipeline only costs compile time."""
-        return reducer_op(self.reduce) is not None and order_sensitive(self.reduce) and \
+    def pipeline(self) -> Pipeline:
+        """How LLVM compiles the kernel: a row reduction whose reducer depends on the
+        order folds in scalar chains that no pass may vectorize, so the lean pipeline;
+        the others' loops need the loop vectorizer."""
+        lean = reducer_op(self.reduce) is not None and order_sensitive(self.reduce) and \
             not is_column_reduction(self)
+        return Pipeline.LEAN if lean else Pipeline.FULL
 
     def make_thunk(self, ins: Instruction, library: object, symbol: str) -> object:
         """A `runtime.Thunk`. Entry buffers: inputs, constants, then one output per
