@@ -3,9 +3,12 @@ native row kernel, bit for bit the interpreter's result."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
+from hlotool.targets.cpu.kernels.row import ROW_BUFFER
 from tests.targets.conftest import assert_same, run_both
 
 REGIONS = """
@@ -84,4 +87,22 @@ def test_layernorm_row_kernel_with_constants_and_params() -> None:
     g = rng.standard_normal(300).astype(np.float32)
     got, want, ex = run_both(LAYERNORM, x, g)
     assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
+    assert_same(got, want)
+
+
+@pytest.mark.parametrize("n", [4096, ROW_BUFFER + 3])
+def test_softmax_exp_computed_once_per_row(n: int) -> None:
+    """The exp a tree-ordered sum folds is computed for the whole row into a buffer (a
+    loop the vectorizer widens), which the division reads again; rows longer than the
+    buffer compute it in the fold and again in the division. Both equal the interpreter."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu import compile_module
+
+    text = softmax_text(2, n, "kInput")
+    ex = compile_module(parse_hlo(text), cache=False, autotune=False)
+    assert ex.library is not None
+    buffered = re.search(r'%"?row\.e[0-9]*"? = alloca', ex.library.llvm_ir) is not None
+    assert buffered == (n <= ROW_BUFFER)
+    x = np.random.default_rng(2).standard_normal((2, n)).astype(np.float32) * 10
+    got, want, _ = run_both(text, x)
     assert_same(got, want)

@@ -131,10 +131,13 @@ def _bits(t: PrimitiveType) -> int:
 
 @dataclass(slots=True)
 class Input:
-    """A buffer the kernel reads: a pointer and the logical shape it holds (row-major)."""
+    """A buffer the kernel reads: a pointer and the logical shape it holds (row-major).
+    With `skip`, it holds only the elements whose first `skip` index components are the
+    current ones (one row of a row kernel), and those components are ignored."""
 
     pointer: ir.Value
     shape: Shape
+    skip: int = 0
 
 
 class ElementalEmitter:
@@ -208,8 +211,8 @@ class ElementalEmitter:
     # -- memory -------------------------------------------------------------------------
     def load(self, buf: Input, index: Index) -> ir.Value:
         t = buf.shape.element_type
-        ptr = self.b.gep(buf.pointer, [linear_index(self.b, buf.shape.dimensions, index)],
-                         source_etype=u.storage_type(t), inbounds=True)
+        at = linear_index(self.b, buf.shape.dimensions[buf.skip:], tuple(index[buf.skip:]))
+        ptr = self.b.gep(buf.pointer, [at], source_etype=u.storage_type(t), inbounds=True)
         v = self.b.load(ptr, typ=u.storage_type(t))
         return self.b.trunc(v, u.I1) if t is P.PRED else v
 
