@@ -221,3 +221,44 @@ ENTRY main {
     rng = np.random.default_rng(2)
     x, y = (rng.standard_normal((600, 70)).astype(np.float32) for _ in range(2))
     check(text, x, y)
+
+
+@pytest.mark.parametrize("shape", [(16, 4096), (3, 5, 1000), (4, 100)])
+def test_sum_of_computed_values_buffers_each_row(shape: tuple[int, ...]) -> None:
+    """A float sum over the trailing dims of values computed in the kernel (here exp)
+    computes each output's values into a row buffer with a vectorized loop, then folds
+    the buffer in the tree order: bit-identical to the interpreter."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.jit import Pipeline
+    from hlotool.targets.cpu.kernels.reduce import ReducePlan, buffered
+
+    s = ",".join(map(str, shape))
+    text = f"""HloModule m
+add {{
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT z = f32[] add(x, y)
+}}
+f {{
+  p = f32[{s}] parameter(0)
+  e = f32[{s}] exponential(p)
+  z = f32[] constant(0)
+  ROOT r = f32[{shape[0]}] reduce(e, z), dimensions={{{",".join(str(d) for d in range(1, len(shape)))}}}, to_apply=add
+}}
+ENTRY e {{
+  a = f32[{s}] parameter(0)
+  ROOT f = f32[{shape[0]}] fusion(a), kind=kInput, calls=f
+}}"""
+    (plan,) = plan_module(parse_hlo(text)).plans.values()
+    assert isinstance(plan, ReducePlan) and buffered(plan) and plan.pipeline is Pipeline.FULL
+    check(text, np.random.default_rng(3).standard_normal(shape).astype(np.float32))
+
+
+def test_sum_of_a_parameter_takes_the_lean_pipeline() -> None:
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.jit import Pipeline
+
+    (plan,) = plan_module(parse_hlo(reduce_text((7, 1000), [1], "add"))).plans.values()
+    assert plan.pipeline is Pipeline.LEAN

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from hlotool.targets.cpu.kernels.row import ROW_BUFFER
+from hlotool.targets.cpu.kernels.reduce import ROW_BUFFER
 from tests.targets.conftest import assert_same, run_both
 
 REGIONS = """

@@ -96,7 +96,7 @@ class ReducePlan:
         order folds in scalar chains that no pass may vectorize, so the lean pipeline;
         the others' loops need the loop vectorizer."""
         lean = reducer_op(self.reduce) is not None and order_sensitive(self.reduce) and \
-            not is_column_reduction(self)
+            not is_column_reduction(self) and not buffered(self)
         return Pipeline.LEAN if lean else Pipeline.FULL
 
     def make_thunk(self, ins: Instruction, library: object, symbol: str) -> object:
@@ -244,6 +244,51 @@ def fold_levels(reduce: Instruction) -> list[_Level]:
     return tree_levels([src[d] for d in reduce.attrs["dimensions"]])
 
 
+#: Largest row (elements) whose folded values a kernel keeps in a stack buffer.
+ROW_BUFFER = 1 << 16
+
+
+def buffers_row(red: Instruction, kept: int) -> bool:
+    """Whether the values a reduce folds (its operand, computed in the fusion) are
+    computed for the whole row first, into a buffer: when the fold is order-sensitive (scalar chains, where the
+    product's math would run one element at a time; in a loop of its own the loop
+    vectorizer widens it) and the row (the dims after the first `kept`) fits
+    `ROW_BUFFER`. The row's other uses of the values then read the buffer too (a row
+    kernel's softmax computes exp once, not twice)."""
+    product = red.operand(0)
+    inner = math.prod(product.shape.dimensions[kept:])
+    # A product the fold contracts into fma (XLA:CPU's sum of products) stays fused.
+    return reducer_op(red) is not None and order_sensitive(red) and \
+        product.opcode not in (O.PARAMETER, O.CONSTANT) and fused_product(red) is None and \
+        0 < inner <= ROW_BUFFER
+
+
+def row_values(b: ir.IRBuilder, entry: ir.Block, product: Instruction, index: list[ir.Value],
+                kept: int, known: dict[int, Input]) -> Input:
+    """Compute `product` over the current row into a stack buffer (a loop of its own,
+    which the loop vectorizer widens); the Input reading it."""
+    inner = product.shape.dimensions[kept:]
+    ty = u.storage_type(product.shape.element_type)
+    with b.goto_block(entry):
+        buf = u.stack_buffer(b, ty, math.prod(inner), f"row.{product.name}", align=64)
+    em = ElementalEmitter(b, known)
+
+    def elems(k: int, idx: list[ir.Value]) -> None:
+        if k == len(inner):
+            em._cache.clear()
+            v = em.value(product, (*index, *idx))
+            if v.type == u.I1:
+                v = b.zext(v, u.I8)
+            b.store(v, b.gep(buf, [linear_index(b, inner, tuple(idx))], source_etype=ty,
+                             inbounds=True))
+            return
+        with u.for_range(b, inner[k], name=f"m{k}") as i:
+            elems(k + 1, [*idx, i])
+
+    elems(0, [])
+    return Input(buf, product.shape, skip=kept)
+
+
 def order_sensitive(reduce: Instruction) -> bool:
     """Whether a single-op reduce's result depends on the fold order (a float or
     narrow-float reducer other than max/min)."""
@@ -300,6 +345,19 @@ def emit_reduce_kernel(module: ir.Module, plan: ReducePlan, symbol: str, *, x86:
 
 #: Output elements a column reduction folds side by side (its accumulator rows).
 COLUMN_CHUNK = 256
+
+
+def buffered(plan: ReducePlan) -> bool:
+    """Whether the kernel computes each output's folded values into a row buffer first
+    (`buffers_row`: a reduce over its trailing dims of values computed in the kernel);
+    that loop needs the loop vectorizer, so the full pipeline."""
+    red = plan.reduce
+    rdims = sorted(red.attrs["dimensions"])
+    kept = red.operand(0).shape.rank - len(rdims)
+    sources = {id(i) for i in plan.inputs} | {id(c) for c, _ in plan.constants}
+    return rdims == list(range(kept, red.operand(0).shape.rank)) and \
+        id(red.operand(0)) not in sources and buffers_row(red, kept) and \
+        not is_column_reduction(plan)
 
 
 def is_column_reduction(plan: ReducePlan) -> bool:
@@ -410,7 +468,12 @@ class _ReduceEmitter:
             b.branch(self.fn.blocks[1])
 
     def _output(self, dims: list[int], index: Sequence[ir.Value]) -> None:
-        """Fold and store the output element at kept `index`."""
+        """Fold and store the output element at kept `index` (its folded values first
+        computed into a row buffer when the plan is `buffered`)."""
+        if buffered(self.plan):
+            product = self.red.operand(0)
+            self.emitter.inputs[id(product)] = row_values(
+                self.b, self.entry, product, list(index), len(self.kept), self.emitter.inputs)
         value = self.level_value(len(self.levels) + 1, index, None)
         if self.t is P.PRED:
             value = self.b.zext(value, u.I8)

@@ -40,10 +40,11 @@ from hlotool.targets.cpu.kernels.elemental import (
 from hlotool.targets.cpu.kernels.reduce import (
     ReducePlan,
     _ReduceEmitter,
+    buffers_row,
     fold_levels,
     fused_product,
-    order_sensitive,
     reducer_op,
+    row_values,
 )
 
 O = Opcode
@@ -92,8 +93,8 @@ def emit_row_kernel(module: ir.Module, plan: RowPlan, symbol: str, *, x86: bool)
         known = dict(inputs)
         for red, buf in zip(plan.scratch, scratch, strict=True):
             product = red.operand(0)
-            if id(product) not in known and _materialize(red, plan.kept):
-                known[id(product)] = _row_values(b, entry, product, index, plan.kept, known)
+            if id(product) not in known and buffers_row(red, plan.kept):
+                known[id(product)] = row_values(b, entry, product, index, plan.kept, known)
             r = _ReduceEmitter.__new__(_ReduceEmitter)
             r.fn, r.plan, r.entry, r.b = fn, ReducePlan("", [red], []), entry, b
             r.emitter = ElementalEmitter(b, dict(known))
@@ -141,47 +142,3 @@ def emit_row_kernel(module: ir.Module, plan: RowPlan, symbol: str, *, x86: bool)
     n_rows = math.prod(rows)
     work = parallel.kernel_work(math.prod(dims), plan.roots, sources)
     parallel.emit_entry(module, symbol, fn, x86, n_rows, parallel.max_parts(n_rows, work))
-
-
-#: Largest row (elements) whose reduce input a row kernel keeps in a stack buffer.
-ROW_BUFFER = 1 << 16
-
-
-def _materialize(red: Instruction, kept: int) -> bool:
-    """Whether the values a reduce folds (its operand, computed in the fusion) are
-    computed for the whole row first, into a buffer: when the fold is order-sensitive (scalar chains, where the
-    product's math would run one element at a time; in a loop of its own the loop
-    vectorizer widens it) and the row fits `ROW_BUFFER`. The row's other uses of the
-    product then read the buffer too (softmax's exp is computed once, not twice)."""
-    product = red.operand(0)
-    inner = math.prod(product.shape.dimensions[kept:])
-    # A product the fold contracts into fma (XLA:CPU's sum of products) stays fused.
-    return reducer_op(red) is not None and order_sensitive(red) and \
-        product.opcode not in (O.PARAMETER, O.CONSTANT) and fused_product(red) is None and \
-        0 < inner <= ROW_BUFFER
-
-
-def _row_values(b: ir.IRBuilder, entry: ir.Block, product: Instruction, index: list[ir.Value],
-                kept: int, known: dict[int, Input]) -> Input:
-    """Compute `product` over the current row into a stack buffer (a loop of its own,
-    which the loop vectorizer widens); the Input reading it."""
-    inner = product.shape.dimensions[kept:]
-    ty = u.storage_type(product.shape.element_type)
-    with b.goto_block(entry):
-        buf = u.stack_buffer(b, ty, math.prod(inner), f"row.{product.name}", align=64)
-    em = ElementalEmitter(b, known)
-
-    def elems(k: int, idx: list[ir.Value]) -> None:
-        if k == len(inner):
-            em._cache.clear()
-            v = em.value(product, (*index, *idx))
-            if v.type == u.I1:
-                v = b.zext(v, u.I8)
-            b.store(v, b.gep(buf, [linear_index(b, inner, tuple(idx))], source_etype=ty,
-                             inbounds=True))
-            return
-        with u.for_range(b, inner[k], name=f"m{k}") as i:
-            elems(k + 1, [*idx, i])
-
-    elems(0, [])
-    return Input(buf, product.shape, skip=kept)
