@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from hlotool.targets.cpu.kernels.reduce import ROW_BUFFER
+from hlotool.targets.cpu.kernels.reduce import ROW_BUFFER_BYTES
 from tests.targets.conftest import assert_same, run_both
 
 REGIONS = """
@@ -90,7 +90,7 @@ def test_layernorm_row_kernel_with_constants_and_params() -> None:
     assert_same(got, want)
 
 
-@pytest.mark.parametrize("n", [4096, ROW_BUFFER + 3])
+@pytest.mark.parametrize("n", [4096, ROW_BUFFER_BYTES // 4 + 3])
 def test_softmax_exp_computed_once_per_row(n: int) -> None:
     """The exp a tree-ordered sum folds is computed for the whole row into a buffer (a
     loop the vectorizer widens), which the division reads again; rows longer than the
@@ -102,7 +102,7 @@ def test_softmax_exp_computed_once_per_row(n: int) -> None:
     ex = compile_module(parse_hlo(text), cache=False, autotune=False)
     assert ex.library is not None
     buffered = re.search(r'%"?row\.e[0-9]*"? = alloca', ex.library.llvm_ir) is not None
-    assert buffered == (n <= ROW_BUFFER)
+    assert buffered == (n * 4 <= ROW_BUFFER_BYTES)
     x = np.random.default_rng(2).standard_normal((2, n)).astype(np.float32) * 10
     got, want, _ = run_both(text, x)
     assert_same(got, want)

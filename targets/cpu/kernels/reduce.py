@@ -244,23 +244,25 @@ def fold_levels(reduce: Instruction) -> list[_Level]:
     return tree_levels([src[d] for d in reduce.attrs["dimensions"]])
 
 
-#: Largest row (elements) whose folded values a kernel keeps in a stack buffer.
-ROW_BUFFER = 1 << 16
+#: Largest row (bytes) whose folded values a kernel keeps in a stack buffer (threads
+#: get glibc's default stack, 8 MiB).
+ROW_BUFFER_BYTES = 256 << 10
 
 
 def buffers_row(red: Instruction, kept: int) -> bool:
     """Whether the values a reduce folds (its operand, computed in the fusion) are
-    computed for the whole row first, into a buffer: when the fold is order-sensitive (scalar chains, where the
-    product's math would run one element at a time; in a loop of its own the loop
-    vectorizer widens it) and the row (the dims after the first `kept`) fits
-    `ROW_BUFFER`. The row's other uses of the values then read the buffer too (a row
-    kernel's softmax computes exp once, not twice)."""
+    computed for the whole row first, into a buffer: when the fold is order-sensitive
+    (scalar chains, where their math would run one element at a time; in a loop of its
+    own the loop vectorizer widens it) and the row (the dims after the first `kept`)
+    fits `ROW_BUFFER_BYTES`. The row's other uses of the values then read the buffer
+    too (a row kernel's softmax computes exp once, not twice)."""
     product = red.operand(0)
-    inner = math.prod(product.shape.dimensions[kept:])
+    size = math.prod(product.shape.dimensions[kept:]) * \
+        np.dtype(product.shape.element_type.numpy_dtype).itemsize
     # A product the fold contracts into fma (XLA:CPU's sum of products) stays fused.
     return reducer_op(red) is not None and order_sensitive(red) and \
         product.opcode not in (O.PARAMETER, O.CONSTANT) and fused_product(red) is None and \
-        0 < inner <= ROW_BUFFER
+        0 < size <= ROW_BUFFER_BYTES
 
 
 def row_values(b: ir.IRBuilder, entry: ir.Block, product: Instruction, index: list[ir.Value],
