@@ -115,6 +115,8 @@ SPECS: dict[str, PipelineSpec] = {
             # RunHloPassesThroughLayoutAssn: the sharding-removal pipeline.
             ("flatten-call-graph", "one call site per computation, so passes may rewrite callees"),
             ("dce", "drop what the front end left unused"),
+            ("custom-fusion-inliner",
+             "XLA's library fusions (YNNPACK) as instructions again, for hlotool's fusion"),
             # The "HLO passes through layout assignment" pipeline.
             ("dot-decomposer", "canonical dots for choosing the dot emitter's strategy"),
             ("call-inliner{single-call-site=true}", "inline computations with one call site"),

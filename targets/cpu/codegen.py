@@ -124,10 +124,40 @@ def plan_module(module: Module) -> CompiledPlan:
             if plan is not None:
                 out.plans[id(ins)] = plan
                 continue
+            if ins.opcode is O.FUSION and _plan_output_fusion(ins, out):
+                continue
             out.skipped[ins.name] = reason
             if ins.opcode is O.FUSION:
                 pending.append(ins.attrs["calls"])
     return out
+
+
+def _plan_output_fusion(ins: Instruction, out: CompiledPlan) -> bool:
+    """Plan a kOutput fusion (a dot or convolution and its elementwise epilogue) as two
+    kernels, the hero's and one loop kernel computing the whole epilogue from the
+    hero's result and the fusion's parameters, instead of a kernel per epilogue
+    instruction; False (nothing planned) when either is unsupported."""
+    comp: Computation = ins.attrs["calls"]
+    root = comp.root
+    heroes = [i for i in comp.instructions if i.opcode in (O.DOT, O.CONVOLUTION)]
+    if ins.attrs.get("kind") != "kOutput" or len(heroes) != 1 or root is None or \
+            root is heroes[0] or not root.shape.is_array or \
+            root.shape.dimensions != heroes[0].shape.dimensions:
+        return False
+    hero = heroes[0]
+    epilogue = [i for i in comp.post_order() if i is not hero and i.opcode is not O.PARAMETER]
+    used = {id(o) for i in epilogue for o in i.operands}
+    params = [p for p in comp.parameters if id(p) in used]
+    constants, reason = _fused_operands([*params, *epilogue], None)
+    if reason or hero.shape.element_type not in u.ELEMENTAL_TYPES:
+        return False
+    hero_plan, _ = plan_instruction(hero, f"k{len(out.plans)}")
+    if hero_plan is None:
+        return False
+    out.plans[id(hero)] = hero_plan
+    out.plans[id(root)] = LoopPlan(f"k{len(out.plans)}", [root], [hero, *params], constants)
+    out.counted.add(id(comp))
+    return True
 
 
 def plan_instruction(ins: Instruction, name: str) -> tuple[KernelPlan | None, str]:

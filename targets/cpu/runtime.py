@@ -77,8 +77,10 @@ class Thunk:
 
     def native_args(self) -> list[tuple[Any, ...]]:
         """The entry's buffers for the arena runtime (`schedule.NativeArgs`)."""
-        args: list[tuple[Any, ...]] = [("operand", pos, ()) if sub < 0 else ("inner", pos, sub)
-                                       for pos, sub in self.sources]
+        args: list[tuple[Any, ...]] = [
+            ("value", src) if isinstance(src, Instruction) else
+            ("operand", src[0], ()) if src[1] < 0 else ("inner", *src)
+            for src in self.sources]
         args += [("address", c.ctypes.data) for c in self.constants]
         args += [("output", (k,) if self.multi else ()) for k in range(len(self.out_specs))]
         args += [("address", s.ctypes.data) for s in self.scratch]
@@ -87,7 +89,8 @@ class Thunk:
     def may_share(self, operand: int, index: tuple[int, ...]) -> bool:
         """Loop, row and reduce kernels read each element before writing it (or a row
         before writing the row), so an output may be a buffer they read directly."""
-        return any(pos == operand and sub < 0 for pos, sub in self.sources)
+        return any(src == (operand, -1) for src in self.sources
+                   if not isinstance(src, Instruction))
 
     def accepts(self, values: list[Value]) -> bool:
         """Whether the values are arrays of the kernel's input dimensions (inside a
@@ -98,14 +101,20 @@ class Thunk:
     def inputs(self, operands: list[Value], env: dict[int, Value]) -> list[Value]:
         """The kernel's input values from the instruction's operands (and, for an inlined
         product, that product's operands)."""
-        return [operands[pos] if sub < 0 else env[id(self.ins.operand(pos).operand(sub))]
-                for pos, sub in self.sources]
+        return [env[id(src)] if isinstance(src, Instruction) else
+                operands[src[0]] if src[1] < 0 else env[id(self.ins.operand(src[0]).operand(src[1]))]
+                for src in self.sources]
 
 
-def _source_position(ins: Instruction, src: Instruction) -> tuple[int, int]:
-    """Where an input's value comes from: (operand position, -1) for an operand or a
-    fusion parameter, (operand position, operand-of-operand index) for an inlined
-    product's operand."""
+#: Where a kernel input's value comes from: (operand position, -1) for an operand or a
+#: fusion parameter, (operand position, operand-of-operand index) for an inlined
+#: product's operand, or the instruction itself, computed earlier in the same
+#: computation (an output fusion's dot and parameters, read by its epilogue kernel).
+Source = tuple[int, int] | Instruction
+
+
+def _source_position(ins: Instruction, src: Instruction) -> Source:
+    """Where the input `src` of the kernel of `ins` comes from (`Source`)."""
     if src.opcode is Opcode.PARAMETER and ins.opcode is Opcode.FUSION:
         return src.parameter_number, -1
     for k, o in enumerate(ins.operands):
@@ -115,7 +124,7 @@ def _source_position(ins: Instruction, src: Instruction) -> tuple[int, int]:
         for j, oo in enumerate(o.operands):
             if oo is src:
                 return k, j
-    raise KeyError(src.name)
+    return src
 
 
 class CpuExecutable(Executable, Evaluator):

@@ -41,6 +41,7 @@ from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import Shape
 from hlotool.diagnostics import HloError
 from hlotool.passes.buffer_assignment import ALIGNMENT, Buffer, align, pack_arena
+from hlotool.passes.utils import has_side_effect
 from hlotool.targets.cpu.codegen import FREE_OPS
 from hlotool.targets.cpu.kernels.conv import ConvThunk
 from hlotool.targets.cpu.kernels.dot import DotThunk
@@ -60,7 +61,8 @@ Leaf = tuple[int, tuple[int, ...]]
 
 #: A native thunk's `native_args()`: its entry's buffers in order, each one of
 #: ("operand", operand number, leaf index), ("inner", operand number, operand of that
-#: operand) for an inlined product's operand, ("output", leaf index) or ("address", int)
+#: operand) for an inlined product's operand, ("value", instruction) for an array
+#: computed earlier in the same computation, ("output", leaf index) or ("address", int)
 #: for memory the thunk owns (constants, scratch). A thunk's `may_share(operand number,
 #: output leaf index)` says whether that output may be that operand's buffer; the
 #: schedule shares only where XLA's in-place rule also allows it and the operand dies.
@@ -140,11 +142,10 @@ class Schedule:
         self.root_leaves = [self.leaf[(id(comp.root), index)]
                             for index, _ in leaf_items(comp.root.shape)]
         self._liveness()
+        live = self._live_steps()  # before sharing: a slot is still one value
         self._share_in_place()
         self.arena_bytes = self._pack()
         self.values = self._allocate()
-        live = [(ins, kind) for ins, kind in self.plans
-                if not (kind == "native" and self._dead(ins))]
         self.steps = [self._build(ins, kind) for ins, kind in live]
         self._count(live)
         self._last_outputs: list[np.ndarray] = []
@@ -267,7 +268,7 @@ class Schedule:
     def _reads(self, ins: Instruction, kind: str) -> list[int]:
         """Slots a step reads."""
         if kind == "native":
-            return [s for a in self._native_args(ins) if a[0] in ("operand", "inner")
+            return [s for a in self._native_args(ins) if a[0] in ("operand", "inner", "value")
                     for s in [self._arg_slot(ins, a)]]
         out = []
         for o in ins.operands:
@@ -288,6 +289,8 @@ class Schedule:
             return self.leaf[(id(ins.operand(arg[1])), arg[2])]
         if arg[0] == "inner":
             return self._slot_of(ins.operand(arg[1]).operand(arg[2]))
+        if arg[0] == "value":
+            return self._slot_of(arg[1])
         return self.leaf[(id(ins), arg[1])]
 
     def _slot_of(self, ins: Instruction) -> int:
@@ -314,11 +317,22 @@ class Schedule:
     def _kind(self, ins: Instruction) -> str | None:
         return self.kinds.get(id(ins))
 
-    def _dead(self, ins: Instruction) -> bool:
-        """A step whose values nobody reads (e.g. a product every user recomputes)."""
-        return all(self.readers.get(self.leaf[(id(ins), index)], 0) == 0 and
-                   self.slots[self.leaf[(id(ins), index)]].kind == "temp"
-                   for index, _ in leaf_items(ins.shape))
+    def _live_steps(self) -> list[tuple[Instruction, str]]:
+        """The steps left once those whose values nobody reads are dropped (a product
+        every user recomputes, an epilogue instruction its fusion's kernel computes),
+        last to first so that what only dropped steps read is dropped too; steps with
+        side effects always run."""
+        readers = dict(self.readers)
+        live = []
+        for ins, kind in reversed(self.plans):
+            if kind in ("native", "fallback") and not has_side_effect(ins) and all(
+                    readers.get(slot, 0) == 0 and self.slots[slot].kind == "temp"
+                    for slot in (self.leaf[(id(ins), index)] for index, _ in leaf_items(ins.shape))):
+                for slot in self._reads(ins, kind):
+                    readers[slot] -= 1
+                continue
+            live.append((ins, kind))
+        return live[::-1]
 
     def _share_in_place(self) -> None:
         """An instruction writes a result leaf over a temp operand that dies at it."""

@@ -262,3 +262,43 @@ def test_plan_kernel_in_a_module_library() -> None:
     thunk = plan.make_thunk(ins, library, "k0")
     assert plan.scratch_bytes == thunk.scratch.size
     assert_same(thunk([x, y]), Evaluator(parse_hlo(text)).run([x, y]))
+
+
+OUTPUT_FUSION = """HloModule m
+f {
+  x = f32[64,96] parameter(0)
+  w = f32[96,40] parameter(1)
+  b = f32[40] parameter(2)
+  d = f32[64,40] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[64,40] broadcast(b), dimensions={1}
+  s = f32[64,40] add(d, bb)
+  z = f32[] constant(0)
+  zb = f32[64,40] broadcast(z), dimensions={}
+  ROOT r = f32[64,40] maximum(s, zb)
+}
+ENTRY e {
+  x = f32[64,96] parameter(0)
+  w = f32[96,40] parameter(1)
+  b = f32[40] parameter(2)
+  ROOT o = f32[64,40] fusion(x, w, b), kind=kOutput, calls=f
+}"""
+
+
+def test_output_fusion_is_a_dot_and_one_epilogue_kernel() -> None:
+    """A kOutput fusion (dot, bias, relu) runs as the dot's kernel and one loop kernel
+    for the whole epilogue, which reads the dot's result and the bias (no kernel per
+    epilogue instruction); the result equals the interpreter's."""
+    from hlotool.targets.cpu.kernels.loop import LoopPlan
+
+    module = parse_hlo(OUTPUT_FUSION)
+    plans = list(plan_module(module).plans.values())
+    assert [type(p) for p in plans] == [DotPlan, LoopPlan]
+    assert [i.name for i in plans[1].inputs] == ["d", "b"]
+    rng = np.random.default_rng(4)
+    args = [rng.standard_normal(s).astype(np.float32) for s in ((64, 96), (96, 40), (40,))]
+    ex = compile_module(parse_hlo(OUTPUT_FUSION), cache=False, autotune=False)
+    got = ex.run(args)
+    want = Evaluator(parse_hlo(OUTPUT_FUSION)).run(args)
+    assert ex.stats.fallback == 0
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert (got >= 0).all() and (got == 0).any()

@@ -358,3 +358,33 @@ def test_runtime_library_comes_from_the_disk_cache(tmp_path: Path,
     out = (ctypes.c_int32 * 1)()
     second.get_function("f")(ctypes.cast(out, ctypes.POINTER(ctypes.c_void_p)))
     assert out[0] == 7
+
+
+def test_output_fusion_is_a_conv_and_one_epilogue_kernel() -> None:
+    """A convolution with a bias add (kOutput) runs as the convolution's kernel and one
+    loop kernel for the bias."""
+    from hlotool.targets.cpu.kernels.loop import LoopPlan
+
+    text = """HloModule m
+f {
+  x = f32[2,9,9,4] parameter(0)
+  w = f32[3,3,4,8] parameter(1)
+  b = f32[8] parameter(2)
+  c = f32[2,9,9,8] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  bb = f32[2,9,9,8] broadcast(b), dimensions={3}
+  ROOT r = f32[2,9,9,8] add(c, bb)
+}
+ENTRY e {
+  x = f32[2,9,9,4] parameter(0)
+  w = f32[3,3,4,8] parameter(1)
+  b = f32[8] parameter(2)
+  ROOT o = f32[2,9,9,8] fusion(x, w, b), kind=kOutput, calls=f
+}"""
+    plans = list(plan_module(parse_hlo(text)).plans.values())
+    assert [type(p) for p in plans] == [ConvPlan, LoopPlan]
+    rng = np.random.default_rng(5)
+    args = [rng.standard_normal(s).astype(np.float32) for s in ((2, 9, 9, 4), (3, 3, 4, 8), (8,))]
+    ex = compile_module(parse_hlo(text), cache=False, autotune=False)
+    got = ex.run(args)
+    assert ex.stats.fallback == 0
+    np.testing.assert_allclose(got, Evaluator(parse_hlo(text)).run(args), rtol=1e-4, atol=1e-4)
