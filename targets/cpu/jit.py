@@ -151,10 +151,11 @@ class Pipeline(enum.Enum):
         return 0 if self is Pipeline.CALLS else 2
 
 
-#: The IR passes of a lean unit: promote allocas to SSA values, fold instructions,
-#: clean up the control flow (bench/cpu.py, 2026-11-30: reduce-sum 8M compiles in
-#: 1.6 ms + 6.5 ms codegen instead of 15 + 6.5 ms through O2, and runs as fast).
-LEAN_PASSES = ("sroa", "instruction_combine", "simplify_cfg")
+#: The IR passes of lean and calls units: promote allocas to SSA values; codegen's own
+#: IR passes and instruction selection do the rest (bench/cpu.py, 2026-11-30: reduce-sum
+#: 8M optimizes in 0.3 ms instead of 15 through O2, or 1.4 with instcombine and
+#: simplifycfg as well, and runs as fast either way).
+LEAN_PASSES = ("sroa",)
 
 #: LLVM's command-line options are process-wide: codegen of lean units sets
 #: `-disable-lsr` and resets it under this lock.
