@@ -259,3 +259,31 @@ ENTRY e {{
     assert ex.stats.fallback == 0
     np.testing.assert_array_equal(got, np.transpose(x, perm))
     assert_same(got, want)
+
+
+def test_head_split_transpose_reads_a_reshaped_view() -> None:
+    """Attention's key transpose as the `cpu` pipeline spells it: a reshape bitcast, a
+    layout bitcast and a copy; the kernel moves blocks as for a plain transpose of the
+    reshaped input."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.kernels.loop import transposed_dim
+
+    text = """HloModule m
+fused {
+  p = f32[64,128] parameter(0)
+  r = f32[64,2,64] bitcast(p)
+  b = f32[2,64,64]{1,0,2} bitcast(r)
+  ROOT c = f32[2,64,64] copy(b)
+}
+ENTRY e {
+  x = f32[64,128] parameter(0)
+  ROOT f = f32[2,64,64] fusion(x), kind=kLoop, calls=fused
+}"""
+    (plan,) = plan_module(parse_hlo(text)).plans.values()
+    assert transposed_dim(plan) is not None
+    x = np.arange(64 * 128).reshape(64, 128).astype(np.float32)
+    got, want, ex = run_both(text, x)
+    assert ex.stats.fallback == 0
+    np.testing.assert_array_equal(got, np.transpose(x.reshape(64, 2, 64), (1, 2, 0)))
+    assert_same(got, want)

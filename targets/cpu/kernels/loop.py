@@ -125,7 +125,20 @@ BLOCK = 8
 def _pure_permutation(plan: LoopPlan) -> list[int] | None:
     """For a kernel that only permutes its one input (copies and transposes of it, as
     XLA's transpose fusions), the output-to-input dim map: output dim d is input dim
-    perm[d]. Elements of 4 or 8 bytes only (a <8 x T> row fits a vector register)."""
+    perm[d] of `_source_view(plan)`. Elements of 4 or 8 bytes only (a <8 x T> row fits
+    a vector register)."""
+    found = _permutation(plan)
+    return None if found is None else found[0]
+
+
+def _source_view(plan: LoopPlan) -> tuple[int, ...]:
+    """The dims a pure permutation reads its input as (a row-major reshape of it by a
+    bitcast, as `q.reshape(512, 8, 64)` in front of attention's head transpose)."""
+    found = _permutation(plan)
+    return plan.inputs[0].shape.dimensions if found is None else found[1]
+
+
+def _permutation(plan: LoopPlan) -> tuple[list[int], tuple[int, ...]] | None:
     if len(plan.roots) != 1 or len(plan.inputs) != 1 or plan.constants:
         return None
     ins, source = plan.roots[0], plan.inputs[0]
@@ -133,9 +146,14 @@ def _pure_permutation(plan: LoopPlan) -> list[int] | None:
             ins.shape.element_type.bits not in (32, 64) or ins.shape.element_type.value == "pred":
         return None
     perm = list(range(ins.shape.rank))
+    view = source.shape.dimensions
     while ins is not source:
         if ins.opcode is O.TRANSPOSE:
             perm = [list(ins.attrs["dimensions"])[d] for d in perm]
+        elif ins.opcode is O.BITCAST and ins.operand(0) is source and \
+                ins.shape.dimensions != source.shape.dimensions and \
+                _row_major(ins.shape) and _row_major(source.shape):
+            view = ins.shape.dimensions  # a reshape: the same bytes seen as other dims
         elif ins.opcode is O.BITCAST:
             step = _bitcast_permutation(ins)
             if step is None:
@@ -144,7 +162,12 @@ def _pure_permutation(plan: LoopPlan) -> list[int] | None:
         elif ins.opcode is not O.COPY:
             return None
         ins = ins.operand(0)
-    return perm if perm != sorted(perm) else None
+    return (perm, view) if perm != sorted(perm) else None
+
+
+def _row_major(shape: Shape) -> bool:
+    return shape.layout is None or \
+        shape.layout.minor_to_major == tuple(range(shape.rank - 1, -1, -1))
 
 
 def _bitcast_permutation(ins: Instruction) -> list[int] | None:
@@ -171,7 +194,7 @@ class _BlockTranspose:
     def __init__(self, b: ir.IRBuilder, src: ir.Value, dst: ir.Value, plan: LoopPlan,
                  perm: list[int]) -> None:
         self.b, self.src, self.dst, self.perm = b, src, dst, perm
-        self.in_dims = plan.inputs[0].shape.dimensions
+        self.in_dims = _source_view(plan)
         self.out_dims = plan.roots[0].shape.dimensions
         t = plan.roots[0].shape.element_type
         self.ty = u.storage_type(t)
