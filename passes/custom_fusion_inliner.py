@@ -12,6 +12,7 @@ from hlotool.passes.utils import (
     Builder,
     NameTable,
     clone_into,
+    non_fusion_computations,
     remove_unreferenced,
     replace_instruction,
 )
@@ -35,9 +36,7 @@ class CustomFusionInlinerPass(Pass):
     def run(self, module: Module) -> bool:
         names = NameTable(module)
         inlined: list[Computation] = []
-        for comp in module.computation_post_order():
-            if comp.is_fusion_computation:
-                continue
+        for comp in non_fusion_computations(module):
             for ins in list(comp.instructions):
                 if ins.opcode is not Opcode.FUSION or ins.attrs.get("kind") != "kCustom":
                     continue
