@@ -253,7 +253,7 @@ class Schedule:
             assert ins.literal is not None
             self._define(ins, "constant", t)
             slot = self.slots[self.leaf[(id(ins), ())]]
-            slot.value = np.ascontiguousarray(literal_value(ins.literal), slot.dtype)
+            slot.value = np.require(literal_value(ins.literal), slot.dtype, "C")
             return
         self._define(ins, "temp", t)
         thunk = self.ex.thunks.get(id(ins))
@@ -428,7 +428,8 @@ class Schedule:
         values = self.values
         for p, s in zip(self.params, self.param_slots, strict=True):
             slot = self.slots[s]
-            a = np.ascontiguousarray(args[p.parameter_number], slot.dtype)
+            # np.require keeps a 0-d argument 0-d (ascontiguousarray makes it 1-d).
+            a = np.require(args[p.parameter_number], slot.dtype, "C")
             if a.shape != slot.dims:
                 raise NotSchedulable("argument shape")
             values[s] = a

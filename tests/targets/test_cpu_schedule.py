@@ -269,3 +269,27 @@ ENTRY e {""").replace("""  h = f32[4,4] multiply(x, x)
     assert [i.opcode.value for i in ex._schedule.order] == \
         ["multiply", "constant", "tuple", "while", "get-tuple-element", "add"]
     assert ex.stats.fallback == 0
+
+
+def test_scalar_arguments_run_on_the_arena() -> None:
+    """A module with 0-d parameters (indices, loop bounds, keys) runs as the arena's step
+    sequence (np.ascontiguousarray would make a 0-d argument 1-d and send every such
+    module to the slower instruction-by-instruction path)."""
+    text = """HloModule scalars
+ENTRY e {
+  x = f32[8,10] parameter(0)
+  i = s32[] parameter(1)
+  s = f32[] parameter(2)
+  z = s32[] constant(0)
+  d = f32[2,10] dynamic-slice(x, i, z), dynamic_slice_sizes={2,10}
+  b = f32[2,10] broadcast(s), dimensions={}
+  ROOT r = f32[2,10] multiply(d, b)
+}"""
+    ex = compile_module(parse_hlo(text), cache=False)
+    args = [np.arange(80, dtype=np.float32).reshape(8, 10), np.array(3, np.int32),
+            np.array(0.5, np.float32)]
+    schedule = ex._arena_schedule()
+    assert isinstance(schedule, Schedule)
+    got = schedule.run(args)
+    assert_same(got, Evaluator(parse_hlo(text)).run(args))
+    assert_same(ex.run(args), got)
