@@ -149,6 +149,7 @@ class Schedule:
         self.steps = [self._build(ins, kind) for ins, kind in live]
         self._count(live)
         self._last_outputs: list[np.ndarray] = []
+        self._root_structure: Any = None
         #: The slots of the entry's outputs (allocated per run), each once.
         self.output_slots = [s for s in dict.fromkeys(self.root_leaves)
                              if self.slots[s].kind == "output"]
@@ -434,14 +435,21 @@ class Schedule:
                 raise NotSchedulable("argument shape")
             values[s] = a
         self._bind_outputs()
+        # A slot's address is looked up once (ndarray.ctypes.data costs ~1 us) until a
+        # Python step may have put a new array there.
+        addresses: dict[int, int] = {}
         for step in self.steps:
             if type(step) is _Native:
                 a = step.args
                 for k, s in step.patches:
-                    a[k] = values[s].ctypes.data
+                    address = addresses.get(s)
+                    if address is None:
+                        address = addresses[s] = values[s].ctypes.data
+                    a[k] = address
                 step.fn(a)
             else:
                 self._python_step(step)
+                addresses.clear()
         stats = self.ex._stats
         stats.native += self.native_count + sum(int(c[0]) for c in self.counters)
         for op, n in self.fallbacks.items():
@@ -484,24 +492,25 @@ class Schedule:
                 np.copyto(dst, leaf, casting="unsafe")
 
     def _result(self) -> Value:
-        seen: set[int] = set()
+        """The root's value: output slots as they are (each once), other leaves copied;
+        the (slot, dims) tree is worked out on the first run."""
+        if self._root_structure is None:
+            self._root_structure = self._structure(self.root)
+        values, slots, seen = self.values, self.slots, set()
 
-        def out(s: int) -> np.ndarray:
-            a = self.values[s]
+        def build(node: Any) -> Value:
+            if isinstance(node, list):
+                return tuple(build(n) for n in node)
+            s, dims = node
+            a = values[s]
             assert a is not None
-            if self.slots[s].kind != "output" or s in seen:
-                return np.array(a, copy=True)
-            seen.add(s)
-            return a
+            if slots[s].kind != "output" or s in seen:
+                a = np.array(a, copy=True)
+            else:
+                seen.add(s)
+            return a if a.shape == dims else a.reshape(dims)
 
-        def build(index: tuple[int, ...]) -> Value:
-            shape = self.root.shape.subshape(index) if index else self.root.shape
-            if shape.is_tuple:
-                return tuple(build((*index, k)) for k in range(len(shape.tuple_shapes)))
-            a = out(self.leaf[(id(self.root), index)])
-            return a if a.shape == tuple(shape.dimensions) else a.reshape(shape.dimensions)
-
-        return build(())
+        return build(self._root_structure)
 
 
 def _value(values: list[np.ndarray | None], structure: Any) -> Value:
