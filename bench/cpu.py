@@ -1,7 +1,10 @@
 """Side-by-side timings in one process: hlotool's CPU target vs XLA:CPU (jax.jit) vs numpy.
 
-Run: `python bench/cpu.py [--cases gelu,softmax] [--repeat 7] [--markdown]`. Cases are
-generated with jax (compiled by XLA, whose optimised HLO text hlotool compiles); run times
+Run: `python bench/cpu.py [--cases gelu,softmax] [--repeat 7] [--markdown] [--hlo pre]`.
+Cases are generated with jax and compiled by XLA; hlotool compiles XLA's optimised HLO
+text (`--hlo opt`, the default: the same fusion decisions, so the kernels' code is what
+differs) or the HLO before XLA's passes (`--hlo pre`: hlotool's own pass pipeline and
+fusion, what `hlotool run` does with a JAX dump); run times
 are medians of interleaved runs (hlotool, XLA, numpy in turn; other jobs share the machine).
 
 Columns:
@@ -312,12 +315,14 @@ def warm_up() -> tuple[float, float]:
 
 
 def measure(case: Case, *, repeat: int, compile_repeat: int, bandwidth: float, flops: float,
-            cache_root: Path) -> Row:
+            cache_root: Path, hlo: str = "opt") -> Row:
     import jax
 
     row = Row(case.name)
     compiled = jax.jit(case.fn).lower(*case.args).compile()
-    ex, times = compiles(case, compiled.as_text(), compile_repeat, cache_root)
+    text = compiled.as_text() if hlo == "opt" else \
+        jax.jit(case.fn).lower(*case.args).as_text(dialect="hlo")
+    ex, times = compiles(case, text, compile_repeat, cache_root)
     row.xla_compile = times["xla"]
     row.cold, row.tune, row.cached = times["cold"], times["tune"], times["cached"]
     row.stages = {k[6:]: v for k, v in times.items() if k.startswith("stage ")}
@@ -377,6 +382,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=7, help="runs per kernel timing (median)")
     parser.add_argument("--compile-repeat", type=int, default=5,
                         help="rounds of compiles per case (median)")
+    parser.add_argument("--hlo", choices=("opt", "pre"), default="opt",
+                        help="what hlotool compiles: XLA's optimized HLO (opt, default: the "
+                             "same kernels' code) or the HLO before XLA's passes (pre: "
+                             "hlotool's own fusion, as `hlotool run` on a JAX dump)")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--stages", action="store_true",
                         help="also print hlotool's cold compile stages (ms) per case")
@@ -389,12 +398,14 @@ def main(argv: list[str] | None = None) -> None:
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     title = (f"hlotool CPU vs XLA:CPU vs numpy — {when}; "
              f"copy {bandwidth / 1e9:.1f} GB/s, sgemm {flops / 1e9:.0f} GFLOP/s; "
-             f"not in `cold`: first hlotool compile in the process {first:.0f} ms, "
+             f"hlotool compiles {'XLA-optimized' if opts.hlo == 'opt' else 'pre-optimization'} "
+             f"HLO; not in `cold`: first hlotool compile in the process {first:.0f} ms, "
              f"runtime libraries {runtime:.0f} ms")
     rows = []
     with tempfile.TemporaryDirectory(prefix="hlotool-bench-") as root:
         for case in selected:
             rows.append(measure(case, repeat=opts.repeat, compile_repeat=opts.compile_repeat,
+                                hlo=opts.hlo,
                                 bandwidth=bandwidth, flops=flops, cache_root=Path(root)))
     if opts.markdown:
         print(title + "\n\n" + markdown(rows))
