@@ -27,6 +27,8 @@ from hlotool.targets.cpu.kernels.conv import ConvPlan, plan_convolution
 from hlotool.targets.cpu.kernels.dot import DotPlan, unsupported_dot
 from hlotool.targets.cpu.kernels.indexing import UpdatePlan, has_own_plan, plan_update
 from hlotool.targets.cpu.kernels.loop import LoopPlan, emit_loop_kernel
+from hlotool.targets.cpu.kernels.copy import CopyPlan, plan_byte_copy
+from hlotool.targets.cpu.kernels.rng import RngPlan, plan_rng
 from hlotool.targets.cpu.kernels.row import RowPlan, emit_row_kernel
 from hlotool.targets.cpu.kernels.sort import SortPlan, plan_sort, plan_topk
 from hlotool.targets.cpu.kernels.reduce import (
@@ -49,7 +51,8 @@ _STANDALONE = (ELEMENTWISE | {O.CONVERT, O.BITCAST_CONVERT, O.BROADCAST, O.BITCA
 
 
 #: Every kind of native kernel plan.
-KernelPlan = LoopPlan | ReducePlan | RowPlan | DotPlan | ConvPlan | UpdatePlan | SortPlan
+KernelPlan = (LoopPlan | ReducePlan | RowPlan | DotPlan | ConvPlan | UpdatePlan | SortPlan |
+              RngPlan | CopyPlan)
 
 
 def is_llvm(plan: KernelPlan) -> bool:
@@ -179,6 +182,8 @@ def plan_instruction(ins: Instruction, name: str) -> tuple[KernelPlan | None, st
         return _plan_reduce(ins, name)
     if ins.opcode is O.SORT:
         return plan_sort(ins, name)
+    if ins.opcode is O.RNG_BIT_GENERATOR:
+        return plan_rng(ins, name)
     if ins.opcode is O.TOPK or (ins.opcode is O.CUSTOM_CALL and
                                 ins.attrs.get("custom_call_target") == "TopK"):
         return plan_topk(ins, name)
@@ -190,6 +195,9 @@ def plan_instruction(ins: Instruction, name: str) -> tuple[KernelPlan | None, st
     if ins.opcode not in _STANDALONE:
         return None, f"no kernel for {ins.opcode.value}"
     reason = unsupported_reason(ins)
+    if reason and ins.opcode is O.BITCAST_CONVERT:
+        plan, _ = plan_byte_copy(ins, name)
+        return (plan, "") if plan is not None else (None, reason)
     if reason:
         return None, reason
     inputs: list[Instruction] = []

@@ -287,3 +287,25 @@ ENTRY e {
     assert ex.stats.fallback == 0
     np.testing.assert_array_equal(got, np.transpose(x.reshape(64, 2, 64), (1, 2, 0)))
     assert_same(got, want)
+
+
+def test_bitcast_convert_between_widths_copies_bytes() -> None:
+    """u32[..., 2] <-> u64[...] (as JAX packs random keys) is one memcpy kernel."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.kernels.copy import CopyPlan
+
+    text = """HloModule m
+ENTRY e {
+  a = u32[3,2] parameter(0)
+  w = u64[3] bitcast-convert(a)
+  x = u64[3] add(w, w)
+  ROOT n = u16[3,4] bitcast-convert(x)
+}"""
+    plans = list(plan_module(parse_hlo(text)).plans.values())
+    assert [type(p).__name__ for p in plans].count("CopyPlan") == 2
+    assert any(isinstance(p, CopyPlan) for p in plans)
+    x = np.array([[1, 2], [0xFFFFFFFF, 7], [123456789, 0x80000000]], np.uint32)
+    got, want, ex = run_both(text, x)
+    assert ex.stats.fallback == 0
+    assert_same(got, want)
