@@ -28,6 +28,7 @@ from hlotool.targets.cpu.kernels.dot import DotPlan, unsupported_dot
 from hlotool.targets.cpu.kernels.indexing import UpdatePlan, has_own_plan, plan_update
 from hlotool.targets.cpu.kernels.loop import LoopPlan, emit_loop_kernel
 from hlotool.targets.cpu.kernels.copy import CopyPlan, plan_byte_copy
+from hlotool.targets.cpu.kernels.depthwise import DepthwisePlan
 from hlotool.targets.cpu.kernels.rng import RngPlan, plan_rng
 from hlotool.targets.cpu.kernels.row import RowPlan, emit_row_kernel
 from hlotool.targets.cpu.kernels.sort import SortPlan, plan_sort, plan_topk
@@ -52,7 +53,7 @@ _STANDALONE = (ELEMENTWISE | {O.CONVERT, O.BITCAST_CONVERT, O.BROADCAST, O.BITCA
 
 #: Every kind of native kernel plan.
 KernelPlan = (LoopPlan | ReducePlan | RowPlan | DotPlan | ConvPlan | UpdatePlan | SortPlan |
-              RngPlan | CopyPlan)
+              RngPlan | CopyPlan | DepthwisePlan)
 
 
 def is_llvm(plan: KernelPlan) -> bool:

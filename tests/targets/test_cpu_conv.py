@@ -388,3 +388,29 @@ ENTRY e {
     got = ex.run(args)
     assert ex.stats.fallback == 0
     np.testing.assert_allclose(got, Evaluator(parse_hlo(text)).run(args), rtol=1e-4, atol=1e-4)
+
+
+DEPTHWISE = {
+    "3x3 same": dict(labels="b01f_01io->b01f", n=2, c=24, sizes=(9, 7), o=24, win=(3, 3),
+                     pad=((1, 1), (1, 1))),
+    "5x5 strided dilated": dict(labels="b01f_01io->b01f", n=3, c=40, sizes=(13, 12), o=40,
+                                win=(5, 3), stride=(2, 3), pad=((2, 1), (0, 2)),
+                                rhs_dilate=(1, 2)),
+    "negative padding, spatial-major": dict(labels="01bf_01io->01bf", n=2, c=17, sizes=(8, 6),
+                                            o=17, win=(2, 2), pad=((-1, 1), (1, -2))),
+    "1-d": dict(labels="b0f_0io->b0f", n=4, c=33, sizes=(20,), o=33, win=(4,),
+                pad=((3, 0),)),
+}
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+@pytest.mark.parametrize("name", list(DEPTHWISE))
+def test_depthwise_convolutions_run_as_a_direct_kernel(name: str, t: str) -> None:
+    """One input feature per group, features minor: a loop over window positions with
+    the features vectorized, instead of one lane of the tiled microkernel."""
+    from hlotool.targets.cpu.kernels.depthwise import DepthwisePlan
+
+    case = conv_text(**DEPTHWISE[name], fg=DEPTHWISE[name]["c"], t=t)
+    (plan,) = plan_module(parse_hlo(case[0])).plans.values()
+    assert isinstance(plan, DepthwisePlan)
+    check(case, t)

@@ -55,6 +55,7 @@ from hlotool.targets.cpu.jit import Pipeline, host
 from hlotool.targets.cpu.kernels import blas
 from hlotool.targets.cpu.kernels import conv_tiled as tiled
 from hlotool.targets.cpu.kernels.denormal import flush_inputs, has_denormals
+from hlotool.targets.cpu.kernels.depthwise import DepthwisePlan, is_depthwise
 from hlotool.targets.cpu.workspace import Workspace
 
 P = PrimitiveType
@@ -140,7 +141,7 @@ def load_runtime(dtypes: tuple[PrimitiveType, ...] = tuple(_TYPES)) -> None:
             tiled.runtime(dtype, *tiled.vector_shape(dtype))
 
 
-def plan_convolution(ins: Instruction, name: str) -> tuple[ConvPlan | None, str]:
+def plan_convolution(ins: Instruction, name: str) -> tuple[ConvPlan | DepthwisePlan | None, str]:
     """A ConvPlan for a convolution, or for a fusion computing only a convolution of its
     parameters (XLA:CPU wraps convolutions in such kCustom fusions).
 
@@ -159,10 +160,12 @@ def plan_convolution(ins: Instruction, name: str) -> tuple[ConvPlan | None, str]
     return _plan(root, name)
 
 
-def _plan(conv: Instruction, name: str) -> tuple[ConvPlan | None, str]:
+def _plan(conv: Instruction, name: str) -> tuple[ConvPlan | DepthwisePlan | None, str]:
     reason = unsupported_conv(conv)
     if reason:
         return None, reason
+    if is_depthwise(conv):
+        return DepthwisePlan(name, [conv], list(conv.operands)), ""
     load_runtime((conv.shape.element_type,))
     return ConvPlan(name, [conv], list(conv.operands)), ""
 
