@@ -19,7 +19,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 import llvmlite.binding as llvm
 

@@ -75,12 +75,7 @@ def emit_depthwise(module: ir.Module, symbol: str, conv: Instruction, x86: bool)
     window = conv.attrs.get("window")
     wds = list(window.dimensions) if window is not None else [WindowDimension()] * k
     ety = u.F32 if out.element_type is P.F32 else u.F64
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR] * 3 + [u.I64] * 2),
-                     name=f"{symbol}.body")
-    fn.linkage = "internal"
-    fn.attributes.add("noinline")
-    for arg in fn.args[:3]:
-        arg.add_attribute("noalias")
+    fn = parallel.body_function(module, symbol, 3)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     src, weights, dst, begin, end = fn.args
     positions = out.dimensions[:-1]

@@ -77,13 +77,7 @@ def emit_loop_kernel(module: ir.Module, plan: LoopPlan, *, x86: bool = True,
     symbol = symbol or plan.name
     sources = plan.inputs + [c for c, _ in plan.constants]
     n_ptrs = len(sources) + len(plan.roots)
-    body = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR] * n_ptrs + [u.I64, u.I64]),
-                       name=f"{symbol}.body")
-    body.linkage = "internal"
-    body.attributes.add("noinline")
-    body.attributes.add("nounwind")
-    for arg in body.args[:n_ptrs]:
-        arg.add_attribute("noalias")
+    body = parallel.body_function(module, symbol, n_ptrs)
     outer = _emit_body(body, plan)
     work = parallel.kernel_work(math.prod(plan.roots[0].shape.dimensions), plan.roots, sources)
     parallel.emit_entry(module, symbol, body, x86, outer, parallel.max_parts(outer, work))

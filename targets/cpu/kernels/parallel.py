@@ -296,6 +296,20 @@ def ops_per_element(roots: list[Instruction], inputs: list[Instruction]) -> int:
     return max(1, total)
 
 
+def body_function(module: ir.Module, symbol: str, buffers: int) -> ir.Function:
+    """`void symbol.body(ptr noalias x buffers, i64 begin, i64 end)`, the per-range
+    function `emit_entry` calls: internal and never inlined (the FTZ/DAZ switch around
+    its call must not let LLVM move floating-point code across it)."""
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR] * buffers + [u.I64] * 2),
+                     name=f"{symbol}.body")
+    fn.linkage = "internal"
+    fn.attributes.add("noinline")
+    fn.attributes.add("nounwind")
+    for arg in fn.args[:buffers]:
+        arg.add_attribute("noalias")
+    return fn
+
+
 def emit_entry(module: ir.Module, name: str, body: ir.Function, x86: bool, n: int,
                parts: int) -> None:
     """`void name(void **buffers)` running `body(buffers..., i64 begin, i64 end)` over

@@ -320,13 +320,7 @@ def emit_reduce_kernel(module: ir.Module, plan: ReducePlan, symbol: str, *, x86:
     never are, so every element is folded in the same order as on one thread."""
     buffers = len(plan.inputs) + len(plan.constants)
     results = plan.reduce.operand_count // 2
-    args = [u.PTR] * (buffers + results) + [u.I64] * 2
-    body = ir.Function(module, ir.FunctionType(ir.VoidType(), args), name=f"{symbol}.body")
-    body.linkage = "internal"
-    body.attributes.add("noinline")
-    body.attributes.add("nounwind")
-    for arg in body.args[:buffers + results]:
-        arg.add_attribute("noalias")
+    body = parallel.body_function(module, symbol, buffers + results)
     red = plan.reduce
     src = red.operand(0).shape.dimensions
     outputs = math.prod(n for d, n in enumerate(src) if d not in red.attrs["dimensions"])

@@ -21,7 +21,6 @@ from typing import Any
 from llvmlite import ir
 
 from hlotool.ir.instruction import Instruction
-from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType, Shape
 from hlotool.targets.cpu import irutils as u
 from hlotool.targets.cpu.kernels import parallel
@@ -100,12 +99,7 @@ def emit_philox(module: ir.Module, symbol: str, ins: Instruction, x86: bool) -> 
     out = ins.shape.tuple_shapes[1]
     n, _, blocks = _blocks(ins)
     three = ins.operand(0).shape.dimensions[0] == 3
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR] * 3 + [u.I64] * 2),
-                     name=f"{symbol}.body")
-    fn.linkage = "internal"
-    fn.attributes.add("noinline")
-    for arg in fn.args[:3]:
-        arg.add_attribute("noalias")
+    fn = parallel.body_function(module, symbol, 3)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     state, new_state, bits, begin, end = fn.args
     words = [b.load(b.gep(state, [u.i64(k)], source_etype=u.I64), typ=u.I64)

@@ -71,13 +71,7 @@ def emit_row_kernel(module: ir.Module, plan: RowPlan, symbol: str, *, x86: bool)
     enough work (`parallel.emit_entry`: each row is computed whole by one thread, and
     writes only its own elements of the output and of the scratch buffers)."""
     n = len(plan.inputs) + len(plan.constants) + 1 + len(plan.scratch)
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR] * n + [u.I64] * 2),
-                     name=f"{symbol}.body")
-    fn.linkage = "internal"
-    fn.attributes.add("noinline")
-    fn.attributes.add("nounwind")
-    for arg in fn.args[:n]:
-        arg.add_attribute("noalias")
+    fn = parallel.body_function(module, symbol, n)
     entry = fn.append_basic_block("entry")
     b = ir.IRBuilder(fn.append_basic_block("start"))
     sources = plan.inputs + [c for c, _ in plan.constants]
