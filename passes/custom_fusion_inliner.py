@@ -36,15 +36,19 @@ class CustomFusionInlinerPass(Pass):
     def run(self, module: Module) -> bool:
         names = NameTable(module)
         inlined: list[Computation] = []
-        for comp in non_fusion_computations(module):
-            for ins in list(comp.instructions):
-                if ins.opcode is not Opcode.FUSION or ins.attrs.get("kind") != "kCustom":
-                    continue
-                body = ins.attrs["calls"]
-                root = clone_into(body, Builder.before(ins, names), ins.operands)
-                replace_instruction(ins, root)
-                if ins.parent is not None:
-                    comp.remove_instruction(ins)
-                inlined.append(body)
+        found = True
+        while found:  # a custom fusion inside one surfaces when the outer one is inlined
+            found = False
+            for comp in non_fusion_computations(module):
+                for ins in list(comp.instructions):
+                    if ins.opcode is not Opcode.FUSION or ins.attrs.get("kind") != "kCustom":
+                        continue
+                    body = ins.attrs["calls"]
+                    root = clone_into(body, Builder.before(ins, names), ins.operands)
+                    replace_instruction(ins, root)
+                    if ins.parent is not None:
+                        comp.remove_instruction(ins)
+                    inlined.append(body)
+                    found = True
         remove_unreferenced(module, inlined)
         return bool(inlined)
