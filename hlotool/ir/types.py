@@ -273,6 +273,12 @@ class Shape:
         return len(self.dimensions)
 
     @property
+    def is_row_major(self) -> bool:
+        """Whether the elements lie in row-major order (no layout, or the descending one)."""
+        return self.layout is None or \
+            self.layout.minor_to_major == tuple(range(self.rank - 1, -1, -1))
+
+    @property
     def is_scalar(self) -> bool:
         return self.is_array and not self.dimensions
 

@@ -2,7 +2,8 @@
 
 Modelled on numba's `CodeLibrary` (numba/core/codegen.py): one library owns one LLVM
 module per pipeline (`Pipeline`: the pass builder's full pipeline for loops the
-vectorizer widens, a lean one for kernels written as explicit vector IR);
+vectorizer widens, a lean one for code already as the machine should run it, a quick
+one for code whose time goes to the functions it calls);
 `add_ir_module` parses and verifies a unit, `finalize` optimises each unit, compiles it
 to an object file and loads the objects into one MCJIT engine, recording the time of
 every stage, and keeps the optimised LLVM IR and assembly as strings for

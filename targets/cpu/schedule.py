@@ -242,7 +242,7 @@ class Schedule:
             return
         if op in _NAMING and ins.shape.is_array and ins.operand(0).shape.is_array and \
                 ins.shape.element_type is ins.operand(0).shape.element_type and \
-                (op is not O.COPY or _row_major(ins.shape) == _row_major(ins.operand(0).shape)):
+                (op is not O.COPY or ins.shape.is_row_major == ins.operand(0).shape.is_row_major):
             self._forward(ins, ins.operand(0))
             return
         if op is O.BITCAST and _plain_bitcast(ins):
@@ -529,16 +529,11 @@ def _leaves(value: Value) -> list[Any]:
     return [value]
 
 
-def _row_major(shape: Shape) -> bool:
-    layout = shape.layout
-    return layout is None or list(layout.minor_to_major) == list(range(shape.rank - 1, -1, -1))
-
-
 def _plain_bitcast(ins: Instruction) -> bool:
     """A bitcast that is a row-major reshape of the same element type."""
     src, dst = ins.operand(0).shape, ins.shape
     return src.is_array and dst.is_array and src.element_type is dst.element_type and \
-        _row_major(src) and _row_major(dst)
+        src.is_row_major and dst.is_row_major
 
 
 def _contracted(o: Instruction) -> bool:

@@ -90,10 +90,7 @@ def emit_tiled(b: ir.IRBuilder, form: ConvForm, im2col: Im2col, src: ir.Value,
     if parts <= 1:
         b.call(part, [args, u.i64(0), u.i64(blocks)])
         return
-    run = module.globals.get(parallel.PARALLEL_FOR) or ir.Function(
-        module, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.I64, u.I64]),
-        name=parallel.PARALLEL_FOR)
-    b.call(run, [part, args, u.i64(blocks), u.i64(parts)])
+    parallel.call_parallel_for(b, part, args, blocks, parts)
 
 
 def _emit_part(module: ir.Module, name: str, form: ConvForm, im2col: Im2col,

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 from llvmlite import ir
 
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
-from hlotool.ir.types import Shape
 from hlotool.targets.cpu import irutils as u
 from hlotool.targets.cpu.jit import Pipeline
 
@@ -31,7 +29,7 @@ class CopyPlan:
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         src, dst = (b.load(b.gep(fn.args[0], [u.i64(k)], source_etype=u.PTR), typ=u.PTR)
                     for k in range(2))
-        nbytes = _bytes(self.roots[0].shape)
+        nbytes = self.roots[0].shape.byte_size
         if nbytes:
             u.memcpy(b, dst, src, nbytes)
         b.ret_void()
@@ -42,16 +40,7 @@ def plan_byte_copy(ins: Instruction, name: str) -> tuple[CopyPlan | None, str]:
     src, dst = ins.operand(0).shape, ins.shape
     if ins.opcode is not Opcode.BITCAST_CONVERT or not (src.is_array and dst.is_array) or \
             src.element_type.bits == dst.element_type.bits or \
-            not (_row_major(src) and _row_major(dst)) or _bytes(src) != _bytes(dst) or \
+            not (src.is_row_major and dst.is_row_major) or src.byte_size != dst.byte_size or \
             any(t.bits % 8 for t in (src.element_type, dst.element_type)):
         return None, "not a bitcast-convert between widths"
     return CopyPlan(name, [ins], [ins.operand(0)]), ""
-
-
-def _bytes(shape: Shape) -> int:
-    return shape.element_count * np.dtype(shape.element_type.numpy_dtype).itemsize
-
-
-def _row_major(shape: Shape) -> bool:
-    return shape.layout is None or \
-        shape.layout.minor_to_major == tuple(range(shape.rank - 1, -1, -1))

@@ -63,7 +63,7 @@ def is_depthwise(conv: Instruction) -> bool:
         dn.output_feature_dimension == out.rank - 1 and \
         dn.kernel_output_feature_dimension == rhs.rank - 1 and \
         all(wd.base_dilation == 1 and not wd.window_reversal for wd in dims) and \
-        all(_row_major(s) for s in (lhs, rhs, out))
+        all(s.is_row_major for s in (lhs, rhs, out))
 
 
 def emit_depthwise(module: ir.Module, symbol: str, conv: Instruction, x86: bool) -> None:
@@ -115,9 +115,3 @@ def emit_depthwise(module: ir.Module, symbol: str, conv: Instruction, x86: bool)
     rows = math.prod(positions)
     work = 2 * rows * c * math.prod(sizes) + out.byte_size
     parallel.emit_entry(module, symbol, fn, x86, rows, parallel.max_parts(rows, work))
-
-
-def _row_major(shape: object) -> bool:
-    layout = getattr(shape, "layout", None)
-    rank = getattr(shape, "rank", 0)
-    return layout is None or layout.minor_to_major == tuple(range(rank - 1, -1, -1))

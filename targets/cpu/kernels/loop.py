@@ -146,7 +146,7 @@ def _permutation(plan: LoopPlan) -> tuple[list[int], tuple[int, ...]] | None:
             perm = [list(ins.attrs["dimensions"])[d] for d in perm]
         elif ins.opcode is O.BITCAST and ins.operand(0) is source and \
                 ins.shape.dimensions != source.shape.dimensions and \
-                _row_major(ins.shape) and _row_major(source.shape):
+                ins.shape.is_row_major and source.shape.is_row_major:
             view = ins.shape.dimensions  # a reshape: the same bytes seen as other dims
         elif ins.opcode is O.BITCAST:
             step = _bitcast_permutation(ins)
@@ -157,11 +157,6 @@ def _permutation(plan: LoopPlan) -> tuple[list[int], tuple[int, ...]] | None:
             return None
         ins = ins.operand(0)
     return (perm, view) if perm != sorted(perm) else None
-
-
-def _row_major(shape: Shape) -> bool:
-    return shape.layout is None or \
-        shape.layout.minor_to_major == tuple(range(shape.rank - 1, -1, -1))
 
 
 def _bitcast_permutation(ins: Instruction) -> list[int] | None:

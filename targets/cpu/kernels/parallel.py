@@ -321,26 +321,33 @@ def emit_entry(module: ir.Module, name: str, body: ir.Function, x86: bool, n: in
     XLA:CPU runs), calls the body and restores MXCSR."""
     entry = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR]), name=name)
     if parts <= 1:
-        _emit_part(entry, body, x86, lambda _b: (u.i64(0), u.i64(n)))
+        _emit_part(entry, body, x86, u.i64(0), u.i64(n))
         return
     part = ir.Function(module, _PART, name=f"{name}.part")
     part.linkage = "internal"
-    _emit_part(part, body, x86, lambda _b: (part.args[1], part.args[2]))
+    _emit_part(part, body, x86, part.args[1], part.args[2])
     b = ir.IRBuilder(entry.append_basic_block("entry"))
-    run = module.globals.get(PARALLEL_FOR) or ir.Function(
-        module, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.I64, u.I64]), name=PARALLEL_FOR)
-    b.call(run, [part, entry.args[0], u.i64(n), u.i64(parts)])
+    call_parallel_for(b, part, entry.args[0], n, parts)
     b.ret_void()
 
 
-def _emit_part(fn: ir.Function, body: ir.Function, x86: bool,
-               bounds: Callable[[ir.IRBuilder], tuple[ir.Value, ir.Value]]) -> None:
+def call_parallel_for(b: ir.IRBuilder, part: ir.Function, args: ir.Value, n: int,
+                      parts: int) -> None:
+    """`hlotool_parallel_for(part, args, n, parts)`: part(args, begin, end) over [0, n)
+    split into at most `parts` ranges run on the threads."""
+    run = b.module.globals.get(PARALLEL_FOR) or ir.Function(
+        b.module, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.I64, u.I64]),
+        name=PARALLEL_FOR)
+    b.call(run, [part, args, u.i64(n), u.i64(parts)])
+
+
+def _emit_part(fn: ir.Function, body: ir.Function, x86: bool, begin: ir.Value,
+               end: ir.Value) -> None:
     """Fill `fn` (first argument: the buffer array): unpack the buffers and call `body`
-    on `bounds` with FTZ/DAZ set."""
+    on [begin, end) with FTZ/DAZ set."""
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     ptrs = [b.load(b.gep(fn.args[0], [u.i64(k)], source_etype=u.PTR), typ=u.PTR)
             for k in range(len(body.args) - 2)]
-    begin, end = bounds(b)
     with_ftz(b, x86, lambda: b.call(body, [*ptrs, begin, end]))
     b.ret_void()
 

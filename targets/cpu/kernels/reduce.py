@@ -107,14 +107,15 @@ class ReducePlan:
 
         if not self.reduce.shape.is_tuple:
             return Thunk(ins, self, library, symbol)  # type: ignore[arg-type]
-        results = [_Result(s) for s in self.reduce.shape.tuple_shapes]
+        results = [Result(s) for s in self.reduce.shape.tuple_shapes]
         view = ReducePlan(self.name, results, self.inputs, self.constants)  # type: ignore[arg-type]
         return Thunk(ins, view, library, symbol)  # type: ignore[arg-type]
 
 
 @dataclass(slots=True)
-class _Result:
-    """One array result of a variadic reduce, as the runtime's Thunk reads a root."""
+class Result:
+    """One array result of a kernel with a tuple result (a variadic reduce, an
+    rng-bit-generator), as the runtime's Thunk reads a root."""
 
     shape: Shape
 

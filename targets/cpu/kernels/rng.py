@@ -21,21 +21,15 @@ from typing import Any
 from llvmlite import ir
 
 from hlotool.ir.instruction import Instruction
-from hlotool.ir.types import PrimitiveType, Shape
+from hlotool.ir.types import PrimitiveType
 from hlotool.targets.cpu import irutils as u
 from hlotool.targets.cpu.kernels import parallel
+from hlotool.targets.cpu.kernels.reduce import Result
 
 P = PrimitiveType
 _PHILOX_W = (0x9E3779B9, 0xBB67AE85)
 _PHILOX_M = (0xD2511F53, 0xCD9E8D57)
 _ROUNDS = 10
-
-
-@dataclass(slots=True)
-class _Result:
-    """One array result of the tuple, as the runtime's Thunk reads a root."""
-
-    shape: Shape
 
 
 @dataclass(slots=True)
@@ -45,6 +39,7 @@ class RngPlan:
     name: str
     roots: list[Instruction]
     inputs: list[Instruction]
+    constants: tuple[()] = ()
 
     @property
     def rng(self) -> Instruction:
@@ -57,18 +52,9 @@ class RngPlan:
         """A `runtime.Thunk` writing both results of the tuple."""
         from hlotool.targets.cpu.runtime import Thunk
 
-        view = _View(self.name, [_Result(s) for s in self.rng.shape.tuple_shapes], self.inputs)
+        view = RngPlan(self.name, [Result(s) for s in self.rng.shape.tuple_shapes],  # type: ignore[misc]
+                       self.inputs)
         return Thunk(ins, view, library, symbol)  # type: ignore[arg-type]
-
-
-@dataclass(slots=True)
-class _View:
-    """The plan as the runtime's Thunk reads it: one root per tuple element."""
-
-    name: str
-    roots: list[_Result]
-    inputs: list[Instruction]
-    constants: tuple[()] = ()
 
 
 def plan_rng(ins: Instruction, name: str) -> tuple[RngPlan | None, str]:
