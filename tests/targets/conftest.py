@@ -33,6 +33,28 @@ def run_both(text: str, *args: Any) -> tuple[Any, Any, CpuExecutable]:
     return got, want, ex
 
 
+def assert_contraction_close(got: Any, text: str, args: list[np.ndarray], k: int,
+                              c: float = 2.0) -> None:
+    """Within the rounding error of any summation order of a K-term contraction:
+    |got - exact| <= c * K * eps * (|A|.|B|) elementwise (Higham's bound for dot products),
+    with `exact` and `|A|.|B|` computed by the interpreter in float64 from the same HLO.
+
+    Two BLAS call sequences (gemm per batch vs gemm_batch_strided, gemm vs gemv) agree
+    bit for bit only by accident of one library version, so this is what tests of dots and
+    convolutions against an independent reference assert on random data."""
+    got = np.asarray(got)
+    eps = float(np.finfo(got.dtype).eps)
+    wide = text.replace("f32[", "f64[")
+    wide_args = [np.asarray(a, np.float64) for a in args]
+    exact = np.asarray(Evaluator(parse_hlo(wide)).run(wide_args))
+    magnitude = np.asarray(Evaluator(parse_hlo(wide)).run([np.abs(a) for a in wide_args]))
+    bound = c * max(k, 1) * eps * magnitude + np.finfo(got.dtype).tiny
+    err = np.abs(got.astype(np.float64) - exact)
+    worst = np.unravel_index(np.argmax(err - bound), err.shape) if err.size else ()
+    assert np.all(err <= bound), (
+        f"error {err[worst]:.3g} above the bound {bound[worst]:.3g} at {worst} (K={k})")
+
+
 def assert_same(got: np.ndarray, want: np.ndarray, ulps: int = 0) -> None:
     """Equal bit for bit (NaNs by NaN-ness, zeros with their sign), or within `ulps`."""
     got, want = np.asarray(got), np.asarray(want)

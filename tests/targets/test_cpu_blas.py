@@ -8,6 +8,7 @@ their body compile whole, and that the numpy path kept for other platforms still
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,7 @@ from hlotool.targets.cpu.kernels import blas
 from hlotool.targets.cpu.kernels.control import ConditionalPlan, WhilePlan
 from hlotool.targets.cpu.kernels.dot import DotPlan, DotThunk
 from tests.conftest import CORPUS, tolerance
-from tests.targets.conftest import assert_same
+from tests.targets.conftest import assert_contraction_close, assert_same
 
 RNG = np.random.default_rng(11)
 NATIVE = blas.available()
@@ -66,6 +67,14 @@ def _dims(text: str) -> list[int]:
     return [int(x) for x in text.split(",") if x]
 
 
+def _k(a: str, dims: str) -> int:
+    """The contraction length: the product of the lhs's contracting dims."""
+    found = re.search(r"lhs_contracting_dims=\{([\d,]*)\}", dims)
+    assert found is not None
+    lhs = _dims(a)
+    return int(np.prod([lhs[int(d)] for d in found.group(1).split(",") if d]))
+
+
 def _ints(dims: list[int], dtype: str) -> np.ndarray:
     """Small integers: every partial sum is exact, so any summation order agrees."""
     return RNG.integers(-8, 9, dims).astype(dtype)
@@ -81,22 +90,22 @@ def _thunk(text: str, tune: dict[str, int | str] | None = None) -> DotThunk:
 @pytest.mark.parametrize(("a", "b", "out", "dims"), CASES)
 def test_dot_layouts_match_the_interpreter(a: str, b: str, out: str, dims: str,
                                            dtype: str) -> None:
-    """Bit for bit: the kernel makes numpy.matmul's BLAS calls (gemm, gemv or dot, with
-    the same transposes) on the same operand layouts; the tuned variants agree exactly
-    on integer data (exact sums) and within rounding on random data."""
+    """Every operand layout and tuned variant is within the rounding bound of a K-term
+    sum of the float64 product on random data (any BLAS call sequence), and equal to the
+    interpreter bit for bit on small integers, where every partial sum is exact."""
     t = "f32" if dtype == "float32" else "f64"
     text = DOT.format(t=t, a=a, b=b, out=out, dims=dims)
     x, y = RNG.standard_normal(_dims(a)).astype(dtype), RNG.standard_normal(_dims(b)).astype(dtype)
-    want = Evaluator(parse_hlo(text)).run([x, y])
+    k = _k(a, dims)
     ex = compile_module(parse_hlo(text), cache=False, autotune=False)
-    assert_same(ex.run([x, y]), want)
+    assert_contraction_close(ex.run([x, y]), text, [x, y], k)
     assert ex.stats.fallback == 0
     xi, yi = _ints(_dims(a), dtype), _ints(_dims(b), dtype)
     want_ints = Evaluator(parse_hlo(text)).run([xi, yi])
     for tune in TUNES:
         thunk = _thunk(text, tune)
         assert hasattr(thunk, "native_args") == NATIVE
-        np.testing.assert_allclose(thunk([x, y]), want, rtol=1e-5, atol=1e-5)
+        assert_contraction_close(thunk([x, y]), text, [x, y], k)
         assert_same(thunk([xi, yi]), want_ints)
 
 
@@ -106,14 +115,14 @@ def test_dots_run_as_native_steps() -> None:
     ex = compile_module(parse_hlo(text), cache=False, autotune=False)
     x, y = RNG.standard_normal((64, 32), np.float32), RNG.standard_normal((48, 32), np.float32)
     got = ex.run([x, y])
-    np.testing.assert_allclose(got, x @ y.T, rtol=1e-5, atol=1e-5)
+    assert_contraction_close(got, text, [x, y], 32)
     kinds = {kind for _, kind in ex._schedule.plans}
     assert kinds == ({"native"} if NATIVE else {"library"})
     thunk = next(iter(ex.thunks.values()))
     assert not thunk.may_share(0, ()) and not thunk.may_share(1, ())
 
 
-def test_attention_batched_gemm_matches_numpy() -> None:
+def test_attention_batched_gemm_within_rounding() -> None:
     """f32[8,512,64] x f32[8,512,64] -> f32[8,512,512]: above OpenBLAS's small-matrix size,
     so "stacked" is one cblas_sgemm_batch_strided call and "loop" eight sgemm calls."""
     text = DOT.format(t="f32", a="8,512,64", b="8,512,64", out="8,512,512",
@@ -121,14 +130,13 @@ def test_attention_batched_gemm_matches_numpy() -> None:
                            "lhs_contracting_dims={2}, rhs_contracting_dims={2}")
     q = RNG.standard_normal((8, 512, 64), np.float32)
     k = RNG.standard_normal((8, 512, 64), np.float32)
-    want = Evaluator(parse_hlo(text)).run([q, k])
-    np.testing.assert_allclose(want, q @ k.transpose(0, 2, 1), rtol=1e-4, atol=1e-4)
+    assert_contraction_close(Evaluator(parse_hlo(text)).run([q, k]), text, [q, k], 64)
     for tune in ({"batch": "stacked"}, {"batch": "loop"}):
         thunk = _thunk(text, tune)
         if NATIVE:
             assert thunk.form is not None
             assert thunk.form.stacked == (tune["batch"] == "stacked")
-        assert_same(thunk([q, k]), want)
+        assert_contraction_close(thunk([q, k]), text, [q, k], 64)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -261,7 +269,7 @@ def test_plan_kernel_in_a_module_library() -> None:
     y = RNG.standard_normal(_dims(b)).astype(np.float32)
     thunk = plan.make_thunk(ins, library, "k0")
     assert plan.scratch_bytes == thunk.scratch.size
-    assert_same(thunk([x, y]), Evaluator(parse_hlo(text)).run([x, y]))
+    assert_contraction_close(thunk([x, y]), text, [x, y], _k(a, dims))
 
 
 OUTPUT_FUSION = """HloModule m
@@ -287,7 +295,7 @@ ENTRY e {
 def test_output_fusion_is_a_dot_and_one_epilogue_kernel() -> None:
     """A kOutput fusion (dot, bias, relu) runs as the dot's kernel and one loop kernel
     for the whole epilogue, which reads the dot's result and the bias (no kernel per
-    epilogue instruction); the result equals the interpreter's."""
+    epilogue instruction); the result is within the dot's rounding of the exact one."""
     from hlotool.targets.cpu.kernels.loop import LoopPlan
 
     module = parse_hlo(OUTPUT_FUSION)
@@ -300,5 +308,5 @@ def test_output_fusion_is_a_dot_and_one_epilogue_kernel() -> None:
     got = ex.run(args)
     want = Evaluator(parse_hlo(OUTPUT_FUSION)).run(args)
     assert ex.stats.fallback == 0
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
-    assert (got >= 0).all() and (got == 0).any()
+    assert_contraction_close(got, OUTPUT_FUSION, args, 96)
+    assert np.array_equal(got == 0, want == 0) and (got == 0).any()

@@ -161,7 +161,10 @@ def test_a_fusion_without_a_kernel_runs_its_instructions_as_steps() -> None:
     w = rng.standard_normal((32, 8)).astype(np.float32)
     ex = _compile(CUSTOM)
     got = ex.run([x, w])
-    assert_same(got, _reference(CUSTOM, [x, w]))
+    exact = x.astype(np.float64) @ w
+    magnitude = np.abs(x).astype(np.float64) @ np.abs(w)
+    bound = 2 * (32 + 8) * np.finfo(np.float32).eps * (magnitude + magnitude.sum(1, keepdims=True))
+    assert np.all(np.abs(got - (exact - exact.sum(1, keepdims=True))) <= bound)
     names = [i.name for i in ex._schedule.order]
     assert names[:1] == ["d"] and "f" not in names
     assert ex.stats.fallback == 0 and ex.stats.native == 4
