@@ -20,7 +20,7 @@ def test_wheel_installs_and_runs(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("hlotool/grammar/hlo.lark", "hlotool/grammar/common.lark",
                    "hlotool/passes/dce.py", "hlotool/targets/__init__.py",
-                   "hlotool/frontend/hlo_parser.py", "hlotool/analysis/cost.py",
+                   "hlotool/hlo/parser.py", "hlotool/analysis/cost.py",
                    "hlotool/targets/cpu/jit.py"):
         assert needed in names, needed
     venv = tmp_path / "venv"

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from hlotool.frontend.stablehlo_ast import DenseAttr
-from hlotool.frontend.stablehlo_attrs import dense_literal, get_float, get_int, get_string
-from hlotool.frontend.stablehlo_lower import CONVERTERS, OpCtx
+from hlotool.stablehlo.ast import DenseAttr
+from hlotool.stablehlo.attrs import dense_literal, get_float, get_int, get_string
+from hlotool.stablehlo.lowering import CONVERTERS, OpCtx
 from hlotool.interpreter.core import Evaluator, Value
 from hlotool.interpreter.kernels.custom_call import handler
 from hlotool.ir.instruction import Instruction

@@ -15,9 +15,9 @@ import numpy as np
 from hlotool.check_dialect.compare import Outcome, compare
 from hlotool.check_dialect.ops import COLLECTOR, CheckSpec, Collector, RecordingEvaluator
 from hlotool.diagnostics import HloError
-from hlotool.frontend.stablehlo import lower_stablehlo
-from hlotool.frontend.stablehlo_ast import FileAst, FuncAst
-from hlotool.frontend.stablehlo_parser import parse_stablehlo_ast
+from hlotool.stablehlo import lower_stablehlo
+from hlotool.stablehlo.ast import FileAst, FuncAst
+from hlotool.stablehlo.parser import parse_stablehlo_ast
 
 _SPLIT = re.compile(r"^// -----\s*$", re.MULTILINE)
 #: `check.expect_almost_eq_const %x, dense<...> : T {tolerance = V : f64}` and

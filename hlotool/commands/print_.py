@@ -21,12 +21,12 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.format or ("stablehlo" if _input_is_stablehlo(args) else "hlo")
     if fmt == "stablehlo":
         try:
-            from hlotool.stablehlo_printer import print_stablehlo
+            from hlotool.stablehlo.printer import print_stablehlo
         except ImportError:
             raise UsageError("printing as StableHLO is not supported yet") from None
         text = print_stablehlo(module)
     else:
-        from hlotool.printer import print_module
+        from hlotool.hlo.printer import print_module
 
         text = print_module(module)
     write_text(args.output, text)

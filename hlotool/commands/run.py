@@ -161,7 +161,7 @@ def _specialize_dynamic(module: Module, args: argparse.Namespace, inputs: list[A
     src = args._source
     if not is_stablehlo_text(src.text, src.name if src.name != "<stdin>" else ""):
         return module
-    from hlotool.frontend.stablehlo import is_dynamic, specialize_for_values
+    from hlotool.stablehlo import is_dynamic, specialize_for_values
 
     return specialize_for_values(src.text, inputs) if is_dynamic(module) else module
 

@@ -13,9 +13,9 @@ from hlotool.ir.module import Module
 
 def parse_hlo(text: str) -> Module:
     """Parse and lower HLO text (no verification beyond what XLA's parser checks)."""
-    from hlotool.frontend.hlo_lexer import FUSE
-    from hlotool.frontend.hlo_lower import lower_module
-    from hlotool.frontend.hlo_parser import parse_hlo_ast
+    from hlotool.hlo.lexer import FUSE
+    from hlotool.hlo.lowering import lower_module
+    from hlotool.hlo.parser import parse_hlo_ast
 
     with _no_gc():
         try:
@@ -62,7 +62,7 @@ def parse_text(text: str, filename: str = "", fmt: str | None = None) -> Module:
     stablehlo = fmt == "stablehlo" if fmt else is_stablehlo_text(text, filename)
     if stablehlo:
         try:
-            from hlotool.frontend.stablehlo import parse_stablehlo
+            from hlotool.stablehlo import parse_stablehlo
         except ImportError:
             raise HloError("StableHLO input is not supported yet", 1, 1) from None
         return parse_stablehlo(text)

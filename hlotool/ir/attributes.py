@@ -1,7 +1,7 @@
 """Typed values of instruction attributes (windows, dimension labels, metadata, ...).
 
 Each is a frozen dataclass compared by value. The text form of each lives in the printer;
-the parser builds them in `hlotool.frontend.hlo_lower`.
+the parser builds them in `hlotool.hlo.lowering`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""The HLO front end and printer: HLO text -> syntax tree -> IR, and the IR -> HLO text."""
