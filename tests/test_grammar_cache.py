@@ -72,7 +72,7 @@ def test_a_planted_pickle_runs_nothing_from_the_cli(tmp_path: Path, name: str) -
     (cache / name).write_bytes(pickle.dumps(_Payload(marker)))
     env = dict(os.environ, HLOTOOL_CACHE_DIR=str(cache))
     done = subprocess.run([sys.executable, "-m", "hlotool.cli", "parse", str(EXAMPLE)],
-                          capture_output=True, text=True, env=env, timeout=120)
+                          capture_output=True, text=True, env=env, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert not marker.exists()
     assert "jit_softmax" in done.stdout

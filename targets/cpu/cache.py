@@ -45,10 +45,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hlotool.targets.cpu.jit import CodeLibrary, Pipeline, host
+
 from hlotool.ir.module import Module
 from hlotool.ir.structure import fingerprint
 from hlotool.sealed import SealedDir, notice
-from hlotool.targets.cpu.jit import CodeLibrary, Pipeline, host
 
 #: Bump when the entry format changes.
 FORMAT = 4

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from hlotool.frontend import parse_hlo
 from hlotool.targets.cpu import compile_module
 from hlotool.targets.cpu.cache import DiskCache, module_key
+
+from hlotool.frontend import parse_hlo
 
 TEXT = """HloModule m
 ENTRY e {
