@@ -272,8 +272,10 @@ def _search(bad: Callable[[int], str], last: int) -> tuple[int | None, str]:
 
 def write_reproducer(result: BisectResult, path: str | Path) -> Path:
     """Write the reproducer of a bisection that found a bad pass; returns the path."""
+    from hlotool.safe_io import atomic_write
+
     out = Path(path)
-    out.write_text(result.reproducer())
+    atomic_write(out, result.reproducer())
     return out
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from hlotool.commands import COMMANDS
 from hlotool.commands.common import EXIT_BAD_INPUT, Source, UsageError
+from hlotool.safe_io import OutputError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except UsageError as exc:
+    except (UsageError, OutputError) as exc:
         print(f"hlotool: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:

@@ -54,12 +54,17 @@ def save_npz(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
         else:
             names[key] = a.dtype.name
             plain[key] = a.view(np.dtype(f"u{a.dtype.itemsize}"))
-    np.savez(path, **plain)
+    from hlotool.safe_io import atomic_files
+
     side = sidecar_path(path)
     if names:
-        side.write_text(json.dumps(names))
-    elif side.exists():
-        side.unlink()
+        with atomic_files(side, path) as (side_file, npz_file):
+            side_file.write(json.dumps(names).encode())
+            np.savez(npz_file, **plain)
+        return
+    with atomic_files(path) as (npz_file,):
+        np.savez(npz_file, **plain)
+    side.unlink(missing_ok=True)
 
 
 def _is_ml(dtype: np.dtype) -> bool:

@@ -12,9 +12,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hlotool.passes.base import Pass
+
 from hlotool.ir.module import Module
 from hlotool.ir.structure import fingerprint
-from hlotool.passes.base import Pass
+from hlotool.safe_io import atomic_write, check_dump_dir
 
 
 @dataclass(frozen=True)
@@ -158,7 +160,7 @@ class DumpAfterChange:
     count: int = 0
 
     def __post_init__(self) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
+        check_dump_dir(self.directory)
 
     def __call__(self, p: Pass, module: Module, result: StepResult) -> None:
         if not result.changed:
@@ -167,4 +169,4 @@ class DumpAfterChange:
 
         self.count += 1
         path = self.directory / f"{self.count:03d}-{p.name}.hlo"
-        path.write_text(print_module(module))
+        atomic_write(path, print_module(module))

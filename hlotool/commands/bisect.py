@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from hlotool.commands.common import EXIT_MISMATCH, EXIT_OK, add_input, load
+from hlotool.safe_io import check_output
 
 HELP = "find the first pass that breaks the module (verifier or numerics); write a reproducer"
 
@@ -29,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from hlotool.bisect import bisect, expand, write_reproducer
     from hlotool.commands.opt import resolve
 
+    check_output(args.output, stdout_ok=False)
     module = load(args)
     pipeline = resolve(args.pipeline, args.passes)
     passes = expand(pipeline, module)

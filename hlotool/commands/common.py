@@ -57,6 +57,8 @@ def load(args: argparse.Namespace, verify: bool = True, path: str | None = None)
 def write_text(output: str | None, text: str) -> None:
     """Write to a file, or to standard output when no file (or `-`) is given."""
     if output and output != "-":
-        Path(output).write_text(text)
+        from hlotool.safe_io import atomic_write
+
+        atomic_write(output, text)
     else:
         sys.stdout.write(text)

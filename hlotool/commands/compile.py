@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from hlotool.commands.common import EXIT_OK, UsageError, add_input, load, write_text
+from hlotool.safe_io import check_output
 
 HELP = "compile for a target and print the generated LLVM IR or assembly"
 
@@ -48,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
+    check_output(args.output)
     module = load(args)
     with Console(stderr=True).status(f"compiling {module.name} for the host CPU"):
         ex = compile_module(module, keep_asm=args.emit == "asm", autotune=args.autotune,

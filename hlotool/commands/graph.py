@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hlotool.commands.common import EXIT_OK, UsageError, load
+from hlotool.safe_io import check_output
 
 if TYPE_CHECKING:
     from hlotool.graph import Graph
@@ -49,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
                              neighborhood=args.neighborhood, radius=args.radius,
                              max_nodes=args.max_nodes)
     output = args.output or _default_output(args)
+    check_output(output, stdout_ok=False)
     try:
         G.output_format(output)
         if args.diff:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hlotool.commands.common import EXIT_OK, add_input, load
+from hlotool.safe_io import atomic_write, check_output
 
 if TYPE_CHECKING:
     from hlotool.passes.buffer_assignment import BufferAssignment
@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from hlotool.analysis.memory import summary, svg_chart
     from hlotool.passes.buffer_assignment import assign_buffers
 
+    check_output(args.output, stdout_ok=False)
     module = load(args)
     if args.pipeline or args.passes:
         from hlotool.commands.opt import apply_passes
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     assignment = assign_buffers(module)
     assignment.check()
     if args.output:
-        Path(args.output).write_text(svg_chart(assignment))
+        atomic_write(args.output, svg_chart(assignment))
     if args.format == "json":
         print(json.dumps(summary(assignment), indent=1))
     else:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hlotool.commands.common import EXIT_OK, UsageError, add_input, load, write_text
+from hlotool.safe_io import check_dump_dir, check_output
 
 if TYPE_CHECKING:
     from hlotool.ir.module import Module
@@ -47,6 +48,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from hlotool.hlo.printer import print_module
 
+    check_output(args.output)
+    if args.dump_dir:
+        check_dump_dir(args.dump_dir)
     module = load(args)
     instruments: list[Instrument] = []
     if args.dump_dir:

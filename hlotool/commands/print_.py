@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from hlotool.commands.common import EXIT_OK, UsageError, add_input, load, write_text
+from hlotool.safe_io import check_output
 
 HELP = "print a module in canonical text"
 
@@ -17,6 +18,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output(args.output)
     module = load(args)
     fmt = args.format or ("stablehlo" if _input_is_stablehlo(args) else "hlo")
     if fmt == "stablehlo":

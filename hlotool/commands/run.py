@@ -43,7 +43,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from hlotool import values_io
+    from hlotool.safe_io import check_output
 
+    check_output(args.output, stdout_ok=False)
     module = load(args)
     target = resolve_target(args.target)
     if args.inputs:

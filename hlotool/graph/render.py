@@ -12,6 +12,7 @@ from pathlib import Path
 from hlotool.graph import style as S
 from hlotool.graph.labels import esc
 from hlotool.graph.model import Cluster, Edge, EdgeKind, Graph, Node, NodeKind
+from hlotool.safe_io import atomic_write
 
 #: Output formats by file suffix.
 FORMATS = {".svg": "svg", ".png": "png", ".dot": "dot", ".gv": "dot"}
@@ -146,5 +147,5 @@ def write(graph: Graph, path: str | Path) -> str:
     """Write the drawing to `path` in the format its suffix names; returns the format."""
     fmt = output_format(path)
     data = render(to_dot(graph), fmt)
-    Path(path).write_bytes(data)
+    atomic_write(path, data)
     return fmt

@@ -17,7 +17,8 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedInput
 
 from hlotool.diagnostics import HloError, error_at
-from hlotool.syntax.lark_support import grammar_cache_path, syntax_error
+from hlotool.syntax.lark_support import syntax_error
+from hlotool.grammar_cache import cached_lark
 from hlotool.hlo.lexer import (
     FUSE,
     LINE_ATTR,
@@ -529,14 +530,14 @@ _BUILDER = _Builder()
 def hlo_parser() -> Lark:
     """The LALR parser with the AST builder inlined (built once, cached on disk)."""
     text = (GRAMMAR_DIR / "hlo.lark").read_text().replace("__BLOB__", _blob_pattern())
-    return Lark(
+    return cached_lark(
+        "hlo-grammar",
         text,
         parser="lalr",
         lexer=HloLexer,
         transformer=_BUILDER,
         maybe_placeholders=True,
         import_paths=[str(GRAMMAR_DIR)],
-        cache=grammar_cache_path("hlo-grammar"),
     )
 
 

@@ -18,7 +18,8 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedInput
 
 from hlotool.diagnostics import HloError, error_at
-from hlotool.syntax.lark_support import grammar_cache_path, syntax_error
+from hlotool.syntax.lark_support import syntax_error
+from hlotool.grammar_cache import cached_lark
 from hlotool.stablehlo.ast import (
     ArgAst,
     BlockArg,
@@ -636,14 +637,14 @@ def _add_module_item(module: ModuleAst, op: OpAst) -> None:
 @functools.cache
 def stablehlo_parser() -> Lark:
     """The LALR parser with the AST builder inlined (built once, cached on disk)."""
-    return Lark(
+    return cached_lark(
+        "stablehlo-grammar",
         (GRAMMAR_DIR / "stablehlo.lark").read_text(),
         parser="lalr",
         lexer="contextual",
         transformer=_Builder(),
         maybe_placeholders=True,
         import_paths=[str(GRAMMAR_DIR)],
-        cache=grammar_cache_path("stablehlo-grammar"),
     )
 
 

@@ -1,31 +1,14 @@
-"""What both grammars' parsers share: the on-disk grammar cache and the translation of
-Lark's exceptions into HloErrors with readable expectations."""
+"""What both grammars' parsers share: the translation of Lark's exceptions into HloErrors
+with readable expectations (the grammar cache is `hlotool.grammar_cache`)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
 from lark import Lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from hlotool.diagnostics import HloError
-
-
-def grammar_cache_path(name: str) -> str | bool:
-    """Where Lark caches the analysed grammar `name`; False when caching is off
-    (HLOTOOL_CACHE_DIR set to off, none or empty) or no cache dir can be made."""
-    setting = os.environ.get("HLOTOOL_CACHE_DIR")
-    if setting is not None and setting.strip().lower() in ("", "off", "none"):
-        return False
-    base = setting or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "hlotool"
-    )
-    try:
-        os.makedirs(base, exist_ok=True)
-    except OSError:
-        return False
-    return os.path.join(base, f"{name}.lark.cache")
 
 
 def describe_terminals(parser: Lark, terminals: set[str] | frozenset[str],

@@ -27,8 +27,11 @@ cached the same way under `library_key`, so a new process loads them instead of
 compiling them.
 
 Location: `$HLOTOOL_CACHE_DIR` when set (`off`, `none` or empty disables the cache),
-else `$XDG_CACHE_HOME/hlotool/cpu` or `~/.cache/hlotool/cpu`. Entries are written
-atomically (temporary file + rename), so concurrent processes may share a directory.
+else `$XDG_CACHE_HOME/hlotool/cpu` or `~/.cache/hlotool/cpu`. An entry is one file (the
+JSON line, then the objects) sealed by `hlotool.sealed`: in a private directory, owned by
+this user, HMAC-signed and written atomically as one unit, so concurrent processes may
+share a directory and a damaged or planted entry is never loaded as code: it is compiled
+again (one notice) and replaced.
 """
 
 from __future__ import annotations
@@ -37,18 +40,19 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hlotool.ir.module import Module
-from hlotool.ir.structure import fingerprint
 from hlotool.targets.cpu.jit import CodeLibrary, Pipeline, host
 
+from hlotool.ir.module import Module
+from hlotool.ir.structure import fingerprint
+from hlotool.sealed import SealedDir, notice
+
 #: Bump when the entry format changes.
-FORMAT = 3
+FORMAT = 4
 
 
 def cache_dir() -> Path | None:
@@ -136,55 +140,64 @@ class Entry:
 
 
 class DiskCache:
-    """Object files and metadata under one directory."""
+    """Sealed entries (metadata and objects in one file) under one directory."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._store: SealedDir | None | bool = False
 
     @classmethod
     def default(cls) -> DiskCache | None:
         root = cache_dir()
         return None if root is None else cls(root)
 
-    def _paths(self, key: str) -> tuple[Path, Path]:
-        d = self.root / key[:2]
-        return d / f"{key}.o", d / f"{key}.json"
+    def _sealed(self) -> SealedDir | None:
+        if self._store is False:
+            self._store = SealedDir.open(self.root)
+        return self._store  # type: ignore[return-value]
+
+    @staticmethod
+    def _name(key: str) -> str:
+        return f"{key[:2]}/{key}.entry"
 
     def load(self, key: str) -> Entry | None:
-        obj_path, meta_path = self._paths(key)
-        try:
-            meta: dict[str, Any] = json.loads(meta_path.read_text())
-            obj = obj_path.read_bytes()
-        except (OSError, ValueError):
+        """The entry stored under `key`; None when there is none or it is damaged."""
+        store = self._sealed()
+        data = store.read(self._name(key)) if store is not None else None
+        if data is None:
             return None
-        sizes = meta.get("sizes")
-        if meta.get("format") != FORMAT or not isinstance(sizes, list) or sum(sizes) != len(obj):
-            return None
-        offsets = [sum(sizes[:k]) for k in range(len(sizes) + 1)]
-        objects = [obj[a:b] for a, b in zip(offsets, offsets[1:])]
-        return Entry(objects, dict(meta["symbols"]), dict(meta.get("tuning", {})),
-                     bool(meta.get("tuned", False)))
+        entry = _decode(data)
+        if entry is None:
+            notice(f"ignoring cache file {store.root / self._name(key)}: "  # type: ignore[union-attr]
+                   "malformed entry; rebuilding it")
+        return entry
 
     def store(self, key: str, entry: Entry) -> None:
         """Write an entry (best effort: an unwritable directory only loses the cache)."""
-        obj_path, meta_path = self._paths(key)
+        store = self._sealed()
+        if store is None:
+            return
         meta = {"format": FORMAT, "sizes": [len(o) for o in entry.objects],
-                "symbols": entry.symbols,
-                "tuning": entry.tuning, "tuned": entry.tuned}
-        try:
-            obj_path.parent.mkdir(parents=True, exist_ok=True)
-            _atomic_write(obj_path, b"".join(entry.objects))
-            _atomic_write(meta_path, json.dumps(meta).encode())
-        except OSError:
-            pass
+                "symbols": entry.symbols, "tuning": entry.tuning, "tuned": entry.tuned}
+        store.write(self._name(key), json.dumps(meta).encode() + b"\n" + b"".join(entry.objects))
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+def _decode(data: bytes) -> Entry | None:
+    """An entry from its sealed bytes, or None when its structure does not add up."""
+    head, sep, obj = data.partition(b"\n")
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+        meta = json.loads(head)
+    except ValueError:
+        return None
+    if not sep or not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        return None
+    sizes, symbols = meta.get("sizes"), meta.get("symbols")
+    tuning = meta.get("tuning", {})
+    if (not isinstance(sizes, list) or not all(isinstance(n, int) and n >= 0 for n in sizes)
+            or sum(sizes) != len(obj) or not isinstance(symbols, dict)
+            or not all(isinstance(k, str) and isinstance(v, str) for k, v in symbols.items())
+            or not isinstance(tuning, dict)):
+        return None
+    offsets = [sum(sizes[:k]) for k in range(len(sizes) + 1)]
+    objects = [obj[a:b] for a, b in zip(offsets, offsets[1:])]
+    return Entry(objects, dict(symbols), dict(tuning), bool(meta.get("tuned", False)))

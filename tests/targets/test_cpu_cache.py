@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-
-from hlotool.frontend import parse_hlo
+import pytest
 from hlotool.targets.cpu import compile_module
 from hlotool.targets.cpu.cache import DiskCache, module_key
+
+from hlotool.frontend import parse_hlo
 
 TEXT = """HloModule m
 ENTRY e {
@@ -88,3 +89,62 @@ def test_a_module_with_both_pipelines_caches_both_objects(tmp_path: Path) -> Non
         assert ex.stats.fallback == 0
         for g, w in zip(got, want, strict=True):
             assert np.asarray(g).tobytes() == np.asarray(w).tobytes()
+
+
+def _entry_file(cache: DiskCache, module_text: str) -> Path:
+    key = module_key(parse_hlo(module_text))
+    path = cache.root / key[:2] / f"{key}.entry"
+    assert path.exists()
+    return path
+
+
+def _swap_sizes(raw: bytes) -> bytes:
+    """The entry with its JSON's object sizes reversed (same file size)."""
+    import json
+
+    from hlotool.sealed import MAGIC
+
+    head_end = len(MAGIC) + 32
+    head, _, rest = raw[head_end:].partition(b"\n")
+    meta = json.loads(head)
+    meta["sizes"] = meta["sizes"][::-1] if len(meta["sizes"]) > 1 else [meta["sizes"][0] - 1, 1]
+    return raw[:head_end] + json.dumps(meta).encode() + b"\n" + rest
+
+
+@pytest.mark.parametrize("damage", ["random", "flip", "swap-sizes", "truncate", "empty"])
+def test_a_damaged_entry_is_rebuilt_with_a_notice(tmp_path: Path, damage: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Never loaded as code: the module compiles again, runs right, and the rewritten entry
+    hits the next time."""
+    cache = DiskCache(tmp_path)
+    compile_module(parse_hlo(TEXT % "a"), cache=cache, autotune=False)
+    path = _entry_file(cache, TEXT % "a")
+    raw = bytearray(path.read_bytes())
+    if damage == "random":
+        raw = bytearray(np.random.default_rng(0).bytes(len(raw)))
+    elif damage == "flip":
+        for k in range(len(raw) // 2, len(raw), 97):
+            raw[k] ^= 0xFF
+    elif damage == "swap-sizes":
+        raw = bytearray(_swap_sizes(bytes(raw)))
+    elif damage == "truncate":
+        raw = raw[: len(raw) // 2]
+    else:
+        raw = bytearray()
+    path.write_bytes(bytes(raw))
+    capsys.readouterr()
+    again = compile_module(parse_hlo(TEXT % "a"), cache=cache, autotune=False)
+    err = capsys.readouterr().err
+    assert again.library is not None and not again.library.cache_hit
+    assert err.count("\n") == 1 and "rebuilding" in err
+    a, b = np.arange(64, dtype=np.float32), np.ones(64, np.float32)
+    np.testing.assert_array_equal(again.run([a, b]), ((a + b) + b + a) * a)
+    third = compile_module(parse_hlo(TEXT % "a"), cache=cache, autotune=False)
+    assert third.library is not None and third.library.cache_hit
+
+
+def test_an_entry_is_one_file_with_its_metadata(tmp_path: Path) -> None:
+    cache = DiskCache(tmp_path)
+    compile_module(parse_hlo(TEXT % "a"), cache=cache, autotune=False)
+    files = sorted(p.name for p in tmp_path.rglob("*") if p.is_file())
+    assert files == [".key", _entry_file(cache, TEXT % "a").name]

@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
+from hlotool.safe_io import atomic_write
 from hlotool.tui.render import (
     DiffLine,
     IRIndex,
@@ -300,7 +301,7 @@ class StepScreen(Screen[None]):
         path = options.export_dir / f"{name}.{kind}"
         try:
             if kind == "hlo":
-                path.write_text(node.text())
+                atomic_write(path, node.text())
             else:
                 _write_svg(node, path)
         except Exception as exc:
@@ -331,7 +332,7 @@ class StepScreen(Screen[None]):
         try:
             directory.mkdir(parents=True, exist_ok=True)
             for node in nodes:
-                (directory / f"{node.depth:03d}-{_pass_name(node)}.hlo").write_text(node.text())
+                atomic_write(directory / f"{node.depth:03d}-{_pass_name(node)}.hlo", node.text())
         except Exception as exc:
             self.post_message(self.Status(f"export failed: {exc}", "error"))
             return

@@ -1,0 +1,92 @@
+"""Lark parsers whose analysed tables are cached on disk, safely.
+
+Lark's own `cache=` option unpickles its file before checking anything, so a planted
+file would run code. Here the tables go through a `hlotool.sealed.SealedDir` (private,
+owned, HMAC-signed) and are unpickled by an unpickler that knows only the classes the
+tables hold (Lark's `Token` and the grammar's own lexer class); the entry also records
+which grammar text, options and Lark version it was built from and is rebuilt when
+any of them changes.
+
+Location: `$HLOTOOL_CACHE_DIR` when set (`off`, `none`, `0` or empty disables it), else
+`$XDG_CACHE_HOME/hlotool` or `~/.cache/hlotool`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import pickle
+from pathlib import Path
+from typing import Any
+
+import lark
+from lark import Lark
+from lark.lexer import Token
+
+from hlotool.sealed import SealedDir, notice
+
+_OFF = ("", "off", "none", "0")
+
+
+def grammar_cache_root() -> Path | None:
+    """The grammar cache directory, or None when caching is off."""
+    setting = os.environ.get("HLOTOOL_CACHE_DIR")
+    if setting is not None:
+        return None if setting.strip().lower() in _OFF else Path(setting)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "hlotool"
+
+
+class _TablesUnpickler(pickle.Unpickler):
+    """Resolves only the classes Lark's tables contain; anything else is refused."""
+
+    def __init__(self, f: io.BytesIO, allowed: dict[tuple[str, str], type]) -> None:
+        super().__init__(f)
+        self._allowed = allowed
+
+    def find_class(self, module: str, name: str) -> Any:
+        try:
+            return self._allowed[(module, name)]
+        except KeyError:
+            raise pickle.UnpicklingError(f"{module}.{name} is not allowed") from None
+
+
+def _identity(name: str, text: str, options: dict[str, Any]) -> bytes:
+    h = hashlib.sha256()
+    shown = {k: (f"{v.__module__}.{v.__qualname__}" if isinstance(v, type) else repr(v))
+             for k, v in sorted(options.items()) if k != "transformer"}
+    h.update(f"{name}\nlark {lark.__version__}\n{shown}\n".encode())
+    h.update(text.encode())
+    return h.hexdigest().encode()
+
+
+def cached_lark(name: str, text: str, **options: Any) -> Lark:
+    """`Lark(text, **options)` (LALR), its tables loaded from the cache when a trusted
+    entry for this grammar exists, else built and stored."""
+    root = grammar_cache_root()
+    store = SealedDir.open(root) if root is not None else None
+    file_name = f"{name}.lark.tables"
+    identity = _identity(name, text, options)
+    lexer = options.get("lexer")
+    allowed: dict[tuple[str, str], type] = {("lark.lexer", "Token"): Token}
+    if isinstance(lexer, type):
+        allowed[(lexer.__module__, lexer.__qualname__)] = lexer
+    if store is not None:
+        data = store.read(file_name)
+        if data is not None:
+            head, _, body = data.partition(b"\n")
+            if head == identity:
+                try:
+                    tables = _TablesUnpickler(io.BytesIO(body), allowed).load()
+                    return Lark._load(Lark.__new__(Lark), tables,
+                                      transformer=options.get("transformer"))
+                except Exception as exc:  # noqa: BLE001 - any bad entry is rebuilt
+                    notice(f"ignoring grammar cache {store.root / file_name} "
+                           f"({type(exc).__name__}); rebuilding it")
+    parser = Lark(text, **options)
+    if store is not None:
+        buf = io.BytesIO()
+        parser.save(buf, exclude_options=("transformer",))
+        store.write(file_name, identity + b"\n" + buf.getvalue())
+    return parser
