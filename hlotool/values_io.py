@@ -138,6 +138,11 @@ def _random(shape: Shape, rng: np.random.Generator) -> Any:
     return rng.standard_normal(dims).astype(np.float32).astype(dtype)
 
 
+def random_value(shape: Shape, rng: np.random.Generator) -> Any:
+    """One seeded value of `shape`, drawn as random_arguments draws a parameter."""
+    return _random(shape, rng)
+
+
 def output_arrays(value: Any) -> dict[str, np.ndarray]:
     """`out0, out1, ...` from the flattened leaves of a result (tokens skipped)."""
     from hlotool.interpreter.core import TOKEN, flatten

@@ -38,6 +38,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="cpu: tuning time per module (default 2)")
     p.add_argument("--bench", type=int, default=0, metavar="N",
                    help="after compiling and one warm-up run, run N times and report timing")
+    p.add_argument("--devices", type=int, default=None, metavar="N",
+                   help="devices to run (default: the module's replica_count x "
+                        "num_partitions); inputs and outputs are global arrays")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
@@ -48,6 +51,10 @@ def run(args: argparse.Namespace) -> int:
     check_output(args.output, stdout_ok=False)
     module = load(args)
     target = resolve_target(args.target)
+    from hlotool.commands.run_devices import device_count, run_devices
+
+    if device_count(module, args) > 1:
+        return run_devices(module, args, target)
     if args.inputs:
         inputs = values_io.entry_arguments(module, values_io.load_npz(args.inputs))
     else:

@@ -15,6 +15,7 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from hlotool.diagnostics import HloError
+from hlotool.interpreter.devices import DeviceContext
 from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.module import Module
@@ -56,10 +57,15 @@ class Unsupported(HloError):
 class Evaluator:
     """Runs computations of one module on numpy values."""
 
-    def __init__(self, module: Module, *, max_while_iterations: int = 10_000_000) -> None:
+    def __init__(self, module: Module, *, max_while_iterations: int = 10_000_000,
+                 device: DeviceContext | None = None) -> None:
         _load_kernels()
         self.module = module
         self.max_while_iterations = max_while_iterations
+        #: Which device this interpreter runs as (replica 0, partition 0 alone by default).
+        cfg = module.config
+        self.device = device if device is not None else DeviceContext(
+            replicas=cfg.replica_count, partitions=cfg.num_partitions)
         self._orders: dict[int, list[Instruction]] = {}
 
     def run(self, args: Sequence[Value]) -> Value:

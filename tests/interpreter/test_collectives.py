@@ -8,6 +8,7 @@ import pytest
 
 from hlotool.frontend import parse_hlo
 from hlotool.interpreter.core import Evaluator, Unsupported
+from hlotool.interpreter.devices import SingleDevice
 
 _ADD = "add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }\n"
 
@@ -34,6 +35,6 @@ def test_collective_permute_delivers_only_along_0_to_0() -> None:
 
 
 def test_several_replicas_are_a_clear_error() -> None:
-    with pytest.raises(Unsupported, match="4 replicas x 1 partitions"):
+    with pytest.raises(SingleDevice, match="between 4 devices"):
         _run("  ROOT ar = f32[4,2] all-reduce(x), replica_groups={{0,1,2,3}}, to_apply=add\n",
              "HloModule m, replica_count=4")

@@ -1,48 +1,69 @@
-"""Collectives on one device: with a single replica and partition every group has one
-member, so all-reduce, all-gather, all-to-all, reduce-scatter and collective-broadcast
-return their operands, and collective-permute delivers a value only along a (0, 0)
-pair (devices that receive nothing get zeros, as in XLA). Modules for several devices
-are a clear error."""
+"""Collectives with XLA's semantics on one device or many (hlotool.interpreter.devices).
+
+Each device contributes its operands at a rendezvous with the members of its group
+(hlotool.spmd.groups) and computes its result from everyone's, in group order:
+- all-reduce folds left to right over the group (((v0 op v1) op v2) ...), the reduction
+  computation applied elementwise;
+- all-gather concatenates along `dimensions`; reduce-scatter all-reduces then keeps the
+  device's slice; all-to-all sends chunk j (or operand j) to member j and concatenates
+  what arrives (or returns it as a tuple);
+- collective-permute delivers along source_target_pairs (devices receiving nothing get
+  zeros, as in XLA); collective-broadcast gives every member the first member's value.
+The async -start/-done pairs exchange at the start. One device alone gets its operands
+back, and a collective-permute delivers only along a (0, 0) pair.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
 from hlotool.interpreter.core import Evaluator, Unsupported, Value, impl, zeros_for
+from hlotool.interpreter.kernels.reduction import Reducer
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode as O
+from hlotool.spmd.groups import GroupMode, group_mode
 
 
-def _one_device(ev: Evaluator, ins: Instruction) -> None:
-    cfg = ev.module.config
-    if cfg.replica_count * cfg.num_partitions != 1:
-        raise Unsupported(
-            f"{ins.opcode.value} in a module for {cfg.replica_count} replicas x "
-            f"{cfg.num_partitions} partitions: the interpreter runs one device"
-        )
-
-
-def _same(operands: list[Value]) -> Value:
+def _same(operands: Sequence[Value]) -> Value:
     return operands[0] if len(operands) == 1 else tuple(operands)
 
 
-@impl(O.ALL_REDUCE, O.ALL_GATHER, O.ALL_TO_ALL, O.REDUCE_SCATTER, O.COLLECTIVE_BROADCAST)
-def _identity(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
-    _one_device(ev, ins)
-    return _same(operands)
+def _all_reduce_values(ev: Evaluator, ins: Instruction, operands: list[Value]) -> list[Value]:
+    group, values = ev.device.exchange(ins, list(operands))
+    comp = ins.called_computations[0]
+    out = []
+    for k, x in enumerate(operands):
+        reducer = Reducer(ev, comp, [ins.operand(k).shape.element_type])
+        acc = np.asarray(values[group[0]][k])
+        for member in group[1:]:
+            acc = np.asarray(reducer([acc], [np.asarray(values[member][k])])[0])
+        out.append(acc.astype(np.asarray(x).dtype, copy=False))
+    return out
 
 
-@impl(O.ALL_REDUCE_START)
-def _all_reduce_start(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
-    _one_device(ev, ins)
-    return _same(operands)
+@impl(O.ALL_REDUCE, O.ALL_REDUCE_START)
+def _all_reduce(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
+    return _same(_all_reduce_values(ev, ins, operands))
+
+
+def _gathered(ev: Evaluator, ins: Instruction, operands: list[Value]) -> list[Value]:
+    group, values = ev.device.exchange(ins, list(operands))
+    d = ins.attrs["dimensions"][0]
+    return [np.concatenate([np.asarray(values[m][k]) for m in group], axis=d)
+            for k in range(len(operands))]
+
+
+@impl(O.ALL_GATHER)
+def _all_gather(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
+    return _same(_gathered(ev, ins, operands))
 
 
 @impl(O.ALL_GATHER_START)
 def _all_gather_start(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
-    """(operands, results): the results equal the operands on one device."""
-    _one_device(ev, ins)
-    return (_same(operands), _same(operands))
+    """(operands, results), as XLA's all-gather-start shape says."""
+    return (_same(operands), _same(_gathered(ev, ins, operands)))
 
 
 @impl(O.ALL_REDUCE_DONE)
@@ -55,27 +76,75 @@ def _second_of_pair(ev: Evaluator, ins: Instruction, operands: list[Value]) -> V
     return operands[0][1]
 
 
-def _permuted(ins: Instruction, x: Value) -> Value:
-    pairs = ins.attrs.get("source_target_pairs", ())
-    if any(tuple(p) == (0, 0) for p in pairs):
-        return x
-    return zeros_for(ins.operand(0).shape)
+@impl(O.REDUCE_SCATTER)
+def _reduce_scatter(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
+    reduced = _all_reduce_values(ev, ins, operands)
+    group = ev.device.group(ins)
+    index = group.index(ev.device.me)
+    d = ins.attrs["dimensions"][0]
+    out = [np.split(np.asarray(r), len(group), axis=d)[index] for r in reduced]
+    return _same(out)
+
+
+@impl(O.ALL_TO_ALL)
+def _all_to_all(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
+    dims = ins.attrs.get("dimensions")
+    group = ev.device.group(ins)
+    n = len(group)
+    if dims:
+        d = dims[0]
+        chunks = [np.split(np.asarray(x), n, axis=d) for x in operands]
+        _, values = ev.device.exchange(ins, chunks, group)
+        me = group.index(ev.device.me)
+        out = [np.concatenate([values[m][k][me] for m in group], axis=d)
+               for k in range(len(operands))]
+        return _same(out)
+    if len(operands) != n:
+        raise Unsupported(f"{ins.name}: all-to-all of {len(operands)} operands in a group "
+                          f"of {n} devices")
+    _, values = ev.device.exchange(ins, list(operands), group)
+    me = group.index(ev.device.me)
+    return tuple(np.asarray(values[m][me]) for m in group)
+
+
+@impl(O.COLLECTIVE_BROADCAST)
+def _collective_broadcast(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
+    group, values = ev.device.exchange(ins, list(operands))
+    return _same(values[group[0]])
+
+
+def _permuted(ev: Evaluator, ins: Instruction, x: Value) -> Value:
+    """What this device receives along source_target_pairs (zeros when nothing)."""
+    pairs = [tuple(p) for p in ins.attrs.get("source_target_pairs", ())]
+    replica, partition = ev.device.me
+    cross_partition = group_mode(ins) is GroupMode.CROSS_PARTITION
+    mine = partition if cross_partition else replica
+
+    def dev(i: int) -> tuple[int, int]:
+        return (replica, i) if cross_partition else (i, partition)
+
+    members = sorted({dev(i) for p in pairs for i in p} | {ev.device.me})
+    if ev.device.rendezvous is None:
+        return x if (0, 0) in pairs else zeros_for(ins.operand(0).shape)
+    _, values = ev.device.exchange(ins, x, members)
+    sources = [s for s, t in pairs if t == mine]
+    return np.asarray(values[dev(sources[0])]) if sources else zeros_for(ins.operand(0).shape)
+
+
+def _one_operand(ins: Instruction, operands: list[Value]) -> Value:
+    if len(operands) != 1:
+        raise Unsupported("collective-permute with slice operands is not supported")
+    return operands[0]
 
 
 @impl(O.COLLECTIVE_PERMUTE)
 def _collective_permute(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
-    _one_device(ev, ins)
-    if len(operands) != 1:
-        raise Unsupported("collective-permute with slice operands is not supported")
-    return _permuted(ins, operands[0])
+    return _permuted(ev, ins, _one_operand(ins, operands))
 
 
 @impl(O.COLLECTIVE_PERMUTE_START)
 def _collective_permute_start(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
-    _one_device(ev, ins)
-    if len(operands) != 1:
-        raise Unsupported("collective-permute with slice operands is not supported")
-    x = operands[0]
+    x = _one_operand(ins, operands)
     extra = tuple(np.zeros(s.dimensions, s.element_type.numpy_dtype)
                   for s in ins.shape.tuple_shapes[2:])
-    return (x, _permuted(ins, x), *extra)
+    return (x, _permuted(ev, ins, x), *extra)

@@ -232,7 +232,8 @@ def _after_all(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
 
 @impl(O.PARTITION_ID, O.REPLICA_ID)
 def _device_id(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
-    return np.zeros((), np.uint32)
+    device = ev.device.partition if ins.opcode is O.PARTITION_ID else ev.device.replica
+    return np.array(device, np.uint32)
 
 
 @impl(O.GET_DIMENSION_SIZE)

@@ -1,0 +1,85 @@
+"""`hlotool run` of a module for several devices (replica_count x num_partitions > 1):
+global arrays in, each device's piece cut by the parameter shardings, every device run
+in one process on the interpreter, global arrays out (hlotool.spmd.run)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from typing import TYPE_CHECKING, Any
+
+from hlotool.commands.common import EXIT_MISMATCH, EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from hlotool.ir.module import Module
+
+
+def device_count(module: Module, args: argparse.Namespace) -> int:
+    """How many devices the run uses: the module's, which --devices may only restate."""
+    cfg = module.config
+    count = cfg.replica_count * cfg.num_partitions
+    asked = getattr(args, "devices", None)
+    if asked is not None and asked != count:
+        raise UsageError(
+            f"--devices {asked}: {module.name} is written for {count} device(s) "
+            f"(replica_count={cfg.replica_count} x num_partitions={cfg.num_partitions}); "
+            "partitioning a module for other device counts needs the spmd pipeline")
+    return count
+
+
+def run_devices(module: Module, args: argparse.Namespace, target: str) -> int:
+    from hlotool import values_io
+    from hlotool.spmd.run import random_global_arguments, run_sharded
+
+    if target not in ("interp", "cpu"):
+        raise UsageError(f"--target {target} runs one device; {module.name} needs "
+                         f"{device_count(module, args)} (use --target cpu or interp)")
+    arrays = (values_io.load_npz(args.inputs) if args.inputs
+              else random_global_arguments(module, args.seed))
+    result = run_sharded(module, arrays, _cpu_runner(module, args) if target == "cpu" else None)
+    for note in result.notes:
+        print(f"hlotool: {note}", file=sys.stderr)
+    outputs = {f"out{i}": a for i, a in enumerate(result.outputs)}
+    if args.output:
+        values_io.save_npz(args.output, outputs)
+    report: dict[str, Any] = {"target": target, "devices": device_count(module, args)}
+    status = EXIT_OK
+    if args.expect:
+        diffs = values_io.compare_outputs(outputs, values_io.load_npz(args.expect),
+                                          args.rtol, args.atol)
+        report["comparison"] = [d.as_json() for d in diffs]
+        report["ok"] = all(d.ok for d in diffs)
+        status = EXIT_OK if report["ok"] else EXIT_MISMATCH
+    if args.format == "json":
+        from hlotool.commands.run import array_summary
+
+        report["outputs"] = {k: array_summary(v) for k, v in outputs.items()}
+        print(json.dumps(report, default=str))
+        return status
+    from hlotool.report import print_comparison, print_outputs
+
+    if not args.output:
+        print_outputs(outputs)
+    if "comparison" in report:
+        print_comparison(report["comparison"], "expected")
+    return status
+
+
+def _cpu_runner(module: Module, args: argparse.Namespace) -> Any:
+    """One CPU executable per device (compiled once, the others from the code cache);
+    their collectives exchange through the device's context."""
+    from hlotool.commands.opt import apply_passes
+    from hlotool.targets.cpu import compile_module
+
+    apply_passes(module, "cpu", None, verify_each=False)
+    lock = threading.Lock()
+
+    def make(ctx: Any) -> Any:
+        with lock:
+            ex = compile_module(module, autotune=False)
+        ex.device = ctx
+        return ex
+
+    return make

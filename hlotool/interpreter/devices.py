@@ -1,0 +1,109 @@
+"""Several devices in one process: one interpreter per device on its own thread, meeting
+at every collective in a rendezvous that hands each participant everyone's operands.
+
+A rendezvous is keyed by the instruction, how many times this device has executed it
+(loops run collectives repeatedly) and the participant group, so the k-th execution of
+an all-reduce on every member meets the k-th on the others, as on XLA's devices."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hlotool.diagnostics import HloError
+from hlotool.ir.instruction import Instruction
+from hlotool.spmd.groups import Device, participants
+
+#: Seconds a device waits for the others at a collective before calling it a deadlock.
+RENDEZVOUS_TIMEOUT = 120.0
+
+
+class SingleDevice(HloError):
+    """A collective with other members, run on one device alone."""
+
+
+class DeviceFailure(HloError):
+    """Another device failed (or the group never met), so this one stops."""
+
+
+@dataclass
+class _Meeting:
+    values: dict[Device, Any] = field(default_factory=dict)
+    left: int = 0
+
+
+class Rendezvous:
+    """Where the devices of one run exchange collective operands."""
+
+    def __init__(self, replicas: int, partitions: int) -> None:
+        self.replicas = replicas
+        self.partitions = partitions
+        self._cond = threading.Condition()
+        self._meetings: dict[tuple[Any, ...], _Meeting] = {}
+        self.failure: BaseException | None = None
+
+    def fail(self, exc: BaseException) -> None:
+        with self._cond:
+            if self.failure is None:
+                self.failure = exc
+            self._cond.notify_all()
+
+    def exchange(self, key: tuple[Any, ...], group: Sequence[Device], me: Device,
+                 value: Any) -> dict[Device, Any]:
+        """Contribute `value` and wait for every member's; returns device -> value."""
+        full = (*key, tuple(group))
+        with self._cond:
+            meeting = self._meetings.setdefault(full, _Meeting(left=len(group)))
+            meeting.values[me] = value
+            self._cond.notify_all()
+            ok = self._cond.wait_for(
+                lambda: self.failure is not None or len(meeting.values) == len(group),
+                timeout=RENDEZVOUS_TIMEOUT)
+            if self.failure is not None:
+                raise DeviceFailure("stopped: another device failed")
+            if not ok:
+                missing = sorted(set(group) - set(meeting.values))
+                raise DeviceFailure(f"collective {key[0]!s}: devices {missing} never arrived "
+                                    f"within {RENDEZVOUS_TIMEOUT:.0f} s (a deadlock?)")
+            values = dict(meeting.values)
+            meeting.left -= 1
+            if meeting.left == 0:
+                del self._meetings[full]
+            return values
+
+
+@dataclass
+class DeviceContext:
+    """The device an interpreter runs as, and where it meets the others."""
+
+    replica: int = 0
+    partition: int = 0
+    replicas: int = 1
+    partitions: int = 1
+    rendezvous: Rendezvous | None = None
+    _counts: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def me(self) -> Device:
+        return (self.replica, self.partition)
+
+    def group(self, ins: Instruction) -> list[Device]:
+        return participants(ins, self.me, self.replicas, self.partitions)
+
+    def exchange(self, ins: Instruction, value: Any,
+                 group: Sequence[Device] | None = None) -> tuple[list[Device], dict[Device, Any]]:
+        """(the group in order, every member's value) for one execution of `ins`."""
+        members = list(group) if group is not None else self.group(ins)
+        if members == [self.me]:
+            return members, {self.me: value}
+        if self.rendezvous is None:
+            raise SingleDevice(
+                f"{ins.opcode.value} {ins.name} exchanges data between {len(members)} devices, "
+                "but this interpreter runs one: run every device of the module "
+                "(`hlotool run` does; from Python, hlotool.spmd.run.run_sharded)")
+        n = self._counts.get(id(ins), 0)
+        self._counts[id(ins)] = n + 1
+        return members, self.rendezvous.exchange((ins.name, id(ins), n), members, self.me, value)
+

@@ -1,0 +1,87 @@
+"""Regenerate the sharded JAX cases beside this file (run with the `jax` extra):
+`python tests/data/sharded/make_cases.py`. Each case folder holds module.hlo (before
+XLA's passes), module.opt.hlo (XLA:CPU's per-device program), inputs.npz (global
+arrays), expected.npz and case.json. An output whose devices all hold the same value is
+expected as that value; otherwise as the devices' shards stacked in partition order
+([devices, ...], what `hlotool run` writes when the module records no result sharding)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from jax.sharding import Mesh, NamedSharding  # noqa: E402
+from jax.sharding import PartitionSpec as P  # noqa: E402
+
+HERE = Path(__file__).parent
+RNG = np.random.default_rng(7)
+
+
+def normal(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def expected(out: jax.Array) -> np.ndarray:
+    shards = sorted(out.addressable_shards, key=lambda s: s.device.id)
+    values = [np.asarray(s.data) for s in shards]
+    if all(np.array_equal(values[0], v) for v in values[1:]):
+        return values[0]
+    return np.stack(values)
+
+
+def save(name: str, fn, args: list[np.ndarray], in_shardings, devices: int, **jit) -> None:
+    case = HERE / name
+    case.mkdir(exist_ok=True)
+    f = jax.jit(fn, in_shardings=in_shardings, **jit)
+    lowered = f.lower(*args)
+    (case / "module.hlo").write_text(lowered.as_text(dialect="hlo"))
+    (case / "module.opt.hlo").write_text(lowered.compile().as_text())
+    outs = jax.tree_util.tree_leaves(f(*args))
+    np.savez(case / "inputs.npz", **{f"arg{i}": a for i, a in enumerate(args)})
+    np.savez(case / "expected.npz", **{f"out{i}": expected(o) for i, o in enumerate(outs)})
+    (case / "case.json").write_text(json.dumps(
+        {"devices": devices, "tolerance": {"rtol": 1e-5, "atol": 1e-5}}, indent=1) + "\n")
+    print(name, [o.shape for o in outs], file=sys.stderr)
+
+
+def main() -> None:
+    devs = jax.devices()
+    line4 = Mesh(np.array(devs[:4]), ("x",))
+    grid = Mesh(np.array(devs[:4]).reshape(2, 2), ("a", "b"))
+    grid8 = Mesh(np.array(devs[:8]).reshape(2, 4), ("data", "model"))
+
+    def mlp(x, w1, w2):
+        return jnp.tanh(x @ w1) @ w2
+
+    x, w1, w2 = normal(16, 32), normal(32, 64), normal(64, 8)
+    rep = NamedSharding(line4, P())
+    save("dp_mlp", mlp, [x, w1, w2], (NamedSharding(line4, P("x", None)), rep, rep), 4)
+    save("tp_mlp", mlp, [x, w1, w2],
+         (rep, NamedSharding(line4, P(None, "x")), NamedSharding(line4, P("x", None))), 4)
+    save("mesh2d_matmul", lambda a, b: a @ b, [normal(8, 16), normal(16, 12)],
+         (NamedSharding(grid, P("a", "b")), NamedSharding(grid, P("b", None))), 4)
+    save("dp_tp_mlp_8", mlp, [normal(16, 32), normal(32, 64), normal(64, 8)],
+         (NamedSharding(grid8, P("data", None)), NamedSharding(grid8, P(None, "model")),
+          NamedSharding(grid8, P("model", None))), 8)
+
+    def collectives(x):
+        i = jax.lax.axis_index("x").astype(jnp.float32)
+        return (jax.lax.psum(x, "x"), jax.lax.all_gather(x, "x").reshape(-1, 8),
+                jax.lax.psum_scatter(x, "x", tiled=True),
+                jax.lax.ppermute(x, "x", [(k, (k + 1) % 4) for k in range(4)]),
+                jax.lax.all_to_all(x, "x", 0, 0, tiled=True), jax.lax.pmax(x * i, "x"))
+
+    sm = jax.shard_map(collectives, mesh=line4, in_specs=P("x"), out_specs=P("x"),
+                       check_vma=False)
+    save("shard_map_collectives", sm, [normal(16, 8)], None, 4)
+
+
+if __name__ == "__main__":
+    main()
