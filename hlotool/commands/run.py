@@ -41,6 +41,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--devices", type=int, default=None, metavar="N",
                    help="devices to run (default: the module's replica_count x "
                         "num_partitions); inputs and outputs are global arrays")
+    p.add_argument("--distributed", choices=("mpi",), default=None,
+                   help="under `mpiexec -n N`: each MPI rank runs one device (the mpi extra)")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 

@@ -38,7 +38,33 @@ def run_devices(module: Module, args: argparse.Namespace, target: str) -> int:
                          f"{device_count(module, args)} (use --target cpu or interp)")
     arrays = (values_io.load_npz(args.inputs) if args.inputs
               else random_global_arguments(module, args.seed))
-    result = run_sharded(module, arrays, _cpu_runner(module, args) if target == "cpu" else None)
+    runner = _cpu_runner(module, args) if target == "cpu" else None
+    if getattr(args, "distributed", None) == "mpi":
+        return _run_mpi(module, args, arrays, runner, target)
+    result = run_sharded(module, arrays, runner)
+    return _report(module, args, target, result)
+
+
+def _run_mpi(module: Module, args: argparse.Namespace, arrays: dict[str, Any],
+             runner: Any, target: str) -> int:
+    """This rank's device; rank 0 reports, and every rank exits with its status. A
+    failure on any rank stops them all (MPI_Abort) instead of leaving them waiting."""
+    from hlotool.spmd.mpi import run_mpi, world
+
+    comm = world()
+    try:
+        result = run_mpi(module, arrays, runner)
+        status = _report(module, args, target, result) if result is not None else EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - reported, then every rank stops
+        print(f"hlotool: rank {comm.rank}: error: {exc}", file=sys.stderr, flush=True)
+        comm.Abort(2)
+        raise
+    return int(comm.bcast(status, root=0))
+
+
+def _report(module: Module, args: argparse.Namespace, target: str, result: Any) -> int:
+    from hlotool import values_io
+
     for note in result.notes:
         print(f"hlotool: {note}", file=sys.stderr)
     outputs = {f"out{i}": a for i, a in enumerate(result.outputs)}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from hlotool.diagnostics import HloError
 from hlotool.ir.instruction import Instruction
@@ -26,6 +26,17 @@ class SingleDevice(HloError):
 
 class DeviceFailure(HloError):
     """Another device failed (or the group never met), so this one stops."""
+
+
+class Exchange(Protocol):
+    """Where devices meet: threads in one process (Rendezvous) or MPI ranks."""
+
+    failure: BaseException | None
+
+    def exchange(self, key: tuple[Any, ...], group: Sequence[Device], me: Device,
+                 value: Any) -> dict[Device, Any]: ...
+
+    def fail(self, exc: BaseException) -> None: ...
 
 
 @dataclass
@@ -82,7 +93,7 @@ class DeviceContext:
     partition: int = 0
     replicas: int = 1
     partitions: int = 1
-    rendezvous: Rendezvous | None = None
+    rendezvous: Exchange | None = None
     _counts: dict[int, int] = field(default_factory=dict)
 
     @property

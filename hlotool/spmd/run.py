@@ -52,10 +52,11 @@ def _leaves(shape: Shape) -> list[Shape]:
     return [shape]
 
 
-def split_arguments(module: Module, arrays: dict[str, np.ndarray]) -> dict[Device, list[Any]]:
+def split_arguments(module: Module, arrays: dict[str, np.ndarray],
+                    only: Device | None = None) -> dict[Device, list[Any]]:
     """Each device's entry arguments from `arg0, arg1, ...` given as global arrays (or
-    as one device's piece, which every device then gets)."""
-    devices = devices_of(module)
+    as one device's piece, which every device then gets); `only`: that device's alone."""
+    devices = [only] if only is not None else devices_of(module)
     per: dict[Device, list[Any]] = {d: [] for d in devices}
     k = 0
     for p in module.entry.parameters:
@@ -141,9 +142,14 @@ def run_devices(module: Module, per_device_args: dict[Device, list[Any]],
 def run_sharded(module: Module, arrays: dict[str, np.ndarray],
                 make_runner: RunnerFactory | None = None) -> ShardedResult:
     """Global outputs of the entry run on every device of the module."""
+    return assemble_outputs(module, run_devices(module, split_arguments(module, arrays),
+                                                make_runner))
+
+
+def assemble_outputs(module: Module, results: dict[Device, Any]) -> ShardedResult:
+    """Global outputs from every device's result of the entry."""
     from hlotool.interpreter.core import flatten
 
-    results = run_devices(module, split_arguments(module, arrays), make_runner)
     root = module.entry.root
     assert root is not None
     leaves = _leaves(root.shape)

@@ -82,6 +82,15 @@ def main() -> None:
                        check_vma=False)
     save("shard_map_collectives", sm, [normal(16, 8)], None, 4)
 
+    def pair(x, w):
+        y = jax.lax.psum(jnp.tanh(x @ w), "x")
+        return y, jax.lax.ppermute(y * 2, "x", [(0, 1), (1, 0)])
+
+    line2 = Mesh(np.array(devs[:2]), ("x",))
+    sm2 = jax.shard_map(pair, mesh=line2, in_specs=(P("x"), P(None)), out_specs=P("x"),
+                        check_vma=False)
+    save("shard_map_2", sm2, [normal(8, 16), normal(16, 4)], None, 2)
+
 
 if __name__ == "__main__":
     main()
