@@ -45,7 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hlotool.hlo.printer import print_module
+    from hlotool.ir.printer import print_module
 
     module = load(args)
     instruments: list[Instrument] = []
