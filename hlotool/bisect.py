@@ -191,7 +191,7 @@ class BisectResult:
 
     def reproducer(self) -> str:
         """The module before the bad pass, headed by comments saying how to reproduce."""
-        from hlotool.hlo.printer import print_module
+        from hlotool.ir.printer import print_module
 
         if not self.found or self.before is None:
             return ""

@@ -165,7 +165,7 @@ class DumpAfterChange:
     def __call__(self, p: Pass, module: Module, result: StepResult) -> None:
         if not result.changed:
             return
-        from hlotool.hlo.printer import print_module
+        from hlotool.ir.printer import print_module
 
         self.count += 1
         path = self.directory / f"{self.count:03d}-{p.name}.hlo"

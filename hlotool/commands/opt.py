@@ -46,7 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hlotool.hlo.printer import print_module
+    from hlotool.ir.printer import print_module
 
     check_output(args.output)
     if args.dump_dir:

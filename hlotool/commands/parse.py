@@ -36,7 +36,7 @@ def summarize(module: Module) -> dict[str, Any]:
     """Name, sizes, entry signature and opcode histogram of a module."""
     from collections import Counter
 
-    from hlotool.ir.shape_text import shape_to_text
+    from hlotool.ir.types import shape_to_text
 
     entry = module.entry
     ops = Counter(i.opcode.value for c in module.computations for i in c.instructions)

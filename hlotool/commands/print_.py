@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("printing as StableHLO is not supported yet") from None
         text = print_stablehlo(module)
     else:
-        from hlotool.hlo.printer import print_module
+        from hlotool.ir.printer import print_module
 
         text = print_module(module)
     write_text(args.output, text)

@@ -21,7 +21,7 @@ from hlotool.graph import labels
 from hlotool.graph.model import Cluster, Edge, EdgeKind, Graph, Node, NodeKind
 from hlotool.graph.style import BROWN, FOCUS_FUSION_CLUSTER, is_effective_scalar, is_small
 from hlotool.ir import Computation, Instruction, Module, Opcode
-from hlotool.ir.shape_text import shape_to_text
+from hlotool.ir.types import shape_to_text
 
 #: A tuple parameter with more users than this, all get-tuple-elements, is merged.
 MIN_USERS_TO_MERGE_TUPLE = 3

@@ -17,8 +17,8 @@ from collections import Counter
 from hlotool.graph import style as S
 from hlotool.graph.model import Cluster, Graph, Node, NodeKind
 from hlotool.ir import AttrKind, Computation, Instruction, Opcode, Shape
-from hlotool.ir.shape_text import shape_to_text
-from hlotool.hlo.printer import PrintOptions, print_attributes, print_instruction
+from hlotool.ir.types import shape_to_text
+from hlotool.ir.printer import PrintOptions, print_attributes, print_instruction
 
 MAX_SHAPE_CHARS = 64
 MAX_ATTR_CHARS = 64

@@ -8,7 +8,6 @@ user's file that ends in such a state gets the explanation instead of a bare
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 from lark.exceptions import UnexpectedInput
@@ -58,17 +57,10 @@ ERROR_EXAMPLES: dict[str, list[str]] = {
 }
 
 
-def explain(exc: UnexpectedInput) -> str | None:
-    """The curated explanation for a syntax error, when one matches."""
+def explain(exc: UnexpectedInput, parse: Callable[[str], object]) -> str | None:
+    """The curated explanation for a syntax error that `parse` raised, when one matches."""
     try:
-        label = exc.match_examples(_parse_for_examples(), ERROR_EXAMPLES, use_accepts=True)
+        label = exc.match_examples(parse, ERROR_EXAMPLES, use_accepts=True)
     except Exception:  # an example that fails differently must not hide the real error
         return None
     return label if isinstance(label, str) else None
-
-
-@functools.cache
-def _parse_for_examples() -> Callable[[str], object]:
-    from hlotool.hlo.parser import hlo_parser
-
-    return hlo_parser().parse

@@ -17,8 +17,9 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedInput
 
 from hlotool.diagnostics import HloError, error_at
-from hlotool.syntax.lark_support import syntax_error
 from hlotool.grammar_cache import cached_lark
+from hlotool.syntax.lark_support import syntax_error
+from hlotool.syntax.strings import blob_pattern
 from hlotool.hlo.lexer import (
     FUSE,
     LINE_ATTR,
@@ -44,15 +45,6 @@ from hlotool.ir.types import UNBOUNDED, Layout, PrimitiveType, Shape, SplitConfi
 
 GRAMMAR_DIR = Path(str(resources.files("hlotool.grammar")))
 _TYPES = {t.value: t for t in PrimitiveType if t not in (PrimitiveType.TUPLE, PrimitiveType.BUFFER)}
-
-
-def _blob_pattern(depth: int = 10) -> str:
-    """A regex for brace-balanced text that skips double-quoted strings, `depth` deep."""
-    string = r'"(?:[^"\\]|\\.)*"'
-    inner = r"\{(?:[^{}\"]|" + string + r")*\}"
-    for _ in range(depth - 1):
-        inner = r"\{(?:[^{}\"]|" + string + "|" + inner + r")*\}"
-    return inner
 
 
 def _token_value(tok: Token) -> str:
@@ -529,7 +521,7 @@ _BUILDER = _Builder()
 @functools.cache
 def hlo_parser() -> Lark:
     """The LALR parser with the AST builder inlined (built once, cached on disk)."""
-    text = (GRAMMAR_DIR / "hlo.lark").read_text().replace("__BLOB__", _blob_pattern())
+    text = (GRAMMAR_DIR / "hlo.lark").read_text().replace("__BLOB__", blob_pattern())
     return cached_lark(
         "hlo-grammar",
         text,
@@ -613,4 +605,5 @@ def _syntax_error(exc: UnexpectedInput, text: str) -> HloError:
     from hlotool.hlo.errors import explain
 
     return syntax_error(exc, text, hlo_parser(), _TERMINAL_NAMES,
-                        "unexpected end of input (unterminated module?)", explain(exc))
+                        "unexpected end of input (unterminated module?)",
+                        explain(exc, hlo_parser().parse))

@@ -154,6 +154,6 @@ class Instruction:
         return f"<Instruction {self.name} = {self.shape} {self.opcode.value}>"
 
     def __str__(self) -> str:
-        from hlotool.hlo.printer import print_instruction
+        from hlotool.ir.printer import print_instruction
 
         return print_instruction(self)

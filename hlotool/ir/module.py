@@ -85,7 +85,7 @@ class Module:
         return f"<Module {self.name} ({len(self.computations)} computations)>"
 
     def __str__(self) -> str:
-        from hlotool.hlo.printer import print_module
+        from hlotool.ir.printer import print_module
 
         return print_module(self)
 

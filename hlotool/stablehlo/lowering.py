@@ -52,8 +52,7 @@ from hlotool.ir.literal import Literal
 from hlotool.ir.module import Module
 from hlotool.ir.opcodes import ELEMENTWISE, OPS, Opcode
 from hlotool.ir.shape_rules import ShapeContext, ShapeError
-from hlotool.ir.shape_text import shape_to_text
-from hlotool.ir.types import UNBOUNDED, Shape
+from hlotool.ir.types import UNBOUNDED, Shape, shape_to_text
 
 #: Op name -> converter; the op table modules register into it when imported.
 Converter = Callable[["OpCtx"], list[Instruction]]
@@ -604,7 +603,7 @@ class ModuleLowering:
         if where is not None and getattr(where, "line", None):
             ins.location = (where.line or 0, where.column or 0)
         comp.add_instruction(ins)
-        fold(self, ins)
+        fold(self.known, ins)
         return ins
 
     def refined(

@@ -9,16 +9,13 @@ when all its operands are known, in the spirit of StableHLO's refine-shapes pass
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import UNBOUNDED, PrimitiveType
-
-if TYPE_CHECKING:
-    from hlotool.stablehlo.lowering import ModuleLowering
 
 #: Larger tensors are not tracked (shape computations are tiny).
 MAX_ELEMENTS = 4096
@@ -101,17 +98,17 @@ def _trackable(ins: Instruction) -> bool:
     return (t.is_integral or t is PrimitiveType.PRED) and s.element_count <= MAX_ELEMENTS
 
 
-def fold(lw: ModuleLowering, ins: Instruction) -> None:
-    """Record the value of `ins` in `lw.known` when it can be computed now."""
+def fold(known: dict[int, np.ndarray], ins: Instruction) -> None:
+    """Record the value of `ins` in `known` (by instruction id) when it can be computed now."""
     if not _trackable(ins):
         return
-    value = _value(lw, ins)
+    value = _value(known, ins)
     if value is not None:
         dtype = ins.shape.element_type.numpy_dtype
-        lw.known[id(ins)] = np.asarray(value).astype(dtype).reshape(ins.shape.dimensions)
+        known[id(ins)] = np.asarray(value).astype(dtype).reshape(ins.shape.dimensions)
 
 
-def _value(lw: ModuleLowering, ins: Instruction) -> np.ndarray | None:
+def _value(known: dict[int, np.ndarray], ins: Instruction) -> np.ndarray | None:
     if ins.opcode is O.CONSTANT and ins.literal is not None:
         return ins.literal.array
     if ins.opcode is O.GET_DIMENSION_SIZE:
@@ -120,7 +117,7 @@ def _value(lw: ModuleLowering, ins: Instruction) -> np.ndarray | None:
     fn = _FOLDS.get(ins.opcode)
     if fn is None:
         return None
-    args = [lw.known.get(id(o)) for o in ins.operands]
+    args = [known.get(id(o)) for o in ins.operands]
     if not args or any(a is None for a in args):
         return None
     try:

@@ -1,4 +1,5 @@
-"""C-style string escapes, as XLA's lexer reads them and absl::CEscape writes them."""
+"""C-style string escapes, as XLA's lexer reads them and absl::CEscape writes them, and the
+brace-balanced blobs (`{...}`) HLO attributes may hold unquoted."""
 
 from __future__ import annotations
 
@@ -47,3 +48,12 @@ def c_escape(text: str) -> str:
 
 def quote(text: str) -> str:
     return '"' + c_escape(text) + '"'
+
+
+def blob_pattern(depth: int = 10) -> str:
+    """A regex for brace-balanced text that skips double-quoted strings, `depth` deep."""
+    string = r'"(?:[^"\\]|\\.)*"'
+    inner = r"\{(?:[^{}\"]|" + string + r")*\}"
+    for _ in range(depth - 1):
+        inner = r"\{(?:[^{}\"]|" + string + "|" + inner + r")*\}"
+    return inner

@@ -88,14 +88,14 @@ class Node:
     def text(self) -> str:
         """The module printed (cached)."""
         if self._text is None:
-            from hlotool.hlo.printer import print_module
+            from hlotool.ir.printer import print_module
 
             self._text = print_module(self.module)
         return self._text
 
     def computation_texts(self) -> dict[str, str]:
         """Computation name -> printed computation, in module order."""
-        from hlotool.hlo.printer import print_computation
+        from hlotool.ir.printer import print_computation
 
         return {c.name: print_computation(c) for c in self.module.computations}
 

@@ -12,7 +12,7 @@ import pytest
 
 from hlotool.frontend import parse_hlo
 from hlotool.ir.structure import structurally_equal
-from hlotool.hlo.printer import SHORT, print_module
+from hlotool.ir.printer import SHORT, print_module
 from hlotool.verifier import verify
 from tests.conftest import CASES, hlo_texts
 

@@ -10,7 +10,7 @@ from hlotool.frontend import parse_hlo
 from hlotool.interpreter.core import Evaluator
 from hlotool.ir import Opcode, PrimitiveType
 from hlotool.ir.types import UNBOUNDED
-from hlotool.hlo.printer import print_module
+from hlotool.ir.printer import print_module
 from hlotool.verifier import verify
 
 

@@ -28,8 +28,7 @@ from hlotool.ir.attributes import (
 )
 from hlotool.ir.opcodes import BY_NAME, OPS
 from hlotool.ir.shape_rules import ProgramShape, ShapeContext, ShapeError
-from hlotool.ir.types import UNBOUNDED, Layout, PrimitiveType, Shape
-from hlotool.ir.shape_text import shape_to_text
+from hlotool.ir.types import UNBOUNDED, Layout, PrimitiveType, Shape, shape_to_text
 
 P = PrimitiveType
 

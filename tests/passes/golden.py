@@ -26,7 +26,7 @@ from hlotool.ir.module import Module
 from hlotool.ir.structure import fingerprint
 from hlotool.passes.pipeline import check_change_report, run_pass, verify_after_each
 from hlotool.passes.registry import parse_pass_list
-from hlotool.hlo.printer import SHORT, print_module
+from hlotool.ir.printer import SHORT, print_module
 from hlotool.values_io import compare_outputs, output_arrays, random_arguments
 from hlotool.verifier import verify
 

@@ -12,7 +12,7 @@ import pytest
 from hlotool.frontend import parse_hlo
 from hlotool.stablehlo import is_dynamic, parse_stablehlo, specialize
 from hlotool.ir.types import UNBOUNDED
-from hlotool.hlo.printer import print_module
+from hlotool.ir.printer import print_module
 from hlotool.verifier import verify
 
 DATA = Path(__file__).parent / "data"

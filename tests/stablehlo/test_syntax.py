@@ -11,7 +11,7 @@ from hlotool.stablehlo import parse_stablehlo
 from hlotool.ir.module import Module
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import UNBOUNDED, PrimitiveType
-from hlotool.hlo.printer import PrintOptions, print_module
+from hlotool.ir.printer import PrintOptions, print_module
 from hlotool.verifier import verify
 
 FORMS = Path(__file__).parent / "data" / "forms"

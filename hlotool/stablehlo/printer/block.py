@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from hlotool.diagnostics import HloError
 from hlotool.ir.computation import Computation
@@ -30,11 +30,8 @@ from hlotool.ir.instruction import Instruction
 from hlotool.ir.literal import Literal
 from hlotool.ir.opcodes import OPS, Opcode
 from hlotool.ir.types import Shape
-from hlotool.stablehlo.printer.asm import Group, Op, Part, Region, Value
+from hlotool.stablehlo.printer.asm import Group, Op, Part, Region, Symbol, Value
 from hlotool.stablehlo.printer.text import dense_text, quote, value_type
-
-if TYPE_CHECKING:
-    from hlotool.stablehlo.printer import ModulePrinter
 
 
 @dataclass(eq=False, slots=True)
@@ -75,12 +72,24 @@ def handles(*opcodes: Opcode) -> Callable[[Handler], Handler]:
     return register
 
 
+class ModuleContext(Protocol):
+    """What a block needs from the module it is printed in (`ModulePrinter` provides it)."""
+
+    def function(self, comp: Computation) -> Symbol:
+        """The symbol of the function for `comp`, converting it on first use."""
+        ...
+
+    def live_instructions(self, comp: Computation) -> list[Instruction]:
+        """The instructions of `comp` to convert, in dependency order."""
+        ...
+
+
 class Block:
     """The ops of one region, built from one computation."""
 
     def __init__(
         self,
-        printer: ModulePrinter,
+        printer: ModuleContext,
         comp: Computation,
         region: Region,
         *,

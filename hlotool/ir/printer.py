@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hlotool.syntax.strings import quote
+from hlotool.syntax.strings import blob_pattern, quote
 from hlotool.ir.attributes import (
     ConvDimensionNumbers,
     DomainAttr,
@@ -29,8 +29,7 @@ from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.module import Module
 from hlotool.ir.opcodes import OPS, AttrKind, AttrSpec, Opcode
-from hlotool.ir.shape_text import shape_to_text
-from hlotool.ir.types import Shape
+from hlotool.ir.types import Shape, shape_to_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,9 +261,7 @@ def _is_blob(text: str) -> bool:
     """True when the text lexes as one raw brace blob (then it is printed unquoted)."""
     global _BLOB_RE
     if _BLOB_RE is None:
-        from hlotool.hlo.parser import _blob_pattern
-
-        _BLOB_RE = re.compile(_blob_pattern())
+        _BLOB_RE = re.compile(blob_pattern())
     return text.startswith("{") and _BLOB_RE.fullmatch(text) is not None
 
 
