@@ -17,9 +17,11 @@ HELP = "compile for a target and print the generated LLVM IR or assembly"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_input(p)
-    p.add_argument("--target", default="cpu", choices=("cpu",))
-    p.add_argument("--emit", default="llvm", choices=("llvm", "asm"),
-                   help="optimised LLVM IR (default) or host assembly")
+    p.add_argument("--target", default="cpu", choices=("cpu", "gpu"))
+    p.add_argument("--emit", default="llvm", choices=("llvm", "asm", "ptx", "cubin"),
+                   help="optimised LLVM IR (default), host assembly (cpu), PTX or a cubin (gpu)")
+    p.add_argument("--arch", default="sm_90", choices=("sm_80", "sm_90"),
+                   help="gpu: the architecture to compile for")
     p.add_argument("-o", "--output", help="write here instead of standard output")
     p.add_argument("--timings", action="store_true", help="print compile time per stage to stderr")
     p.add_argument("--autotune", action=argparse.BooleanOptionalAction, default=None,
@@ -45,6 +47,12 @@ def parameter_comments(ex, prefix: str) -> list[str]:  # noqa: ANN001 - a CpuExe
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.target == "gpu":
+        from hlotool.commands.compile_gpu import run_compile
+
+        return run_compile(args)
+    if args.emit in ("ptx", "cubin"):
+        raise UsageError(f"--emit {args.emit} needs --target gpu")
     from hlotool.targets.cpu import compile_module
 
     from rich.console import Console

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 HELP = "run the entry computation on a target"
 TARGETS = ("interp", "cpu", "gpu", "tpu")
 #: The pass pipeline each compiling target runs before code generation.
-TARGET_PIPELINES = {"cpu": "cpu"}
+TARGET_PIPELINES = {"cpu": "cpu", "gpu": "gpu"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -36,6 +36,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(default on; HLOTOOL_AUTOTUNE=0 disables)")
     p.add_argument("--autotune-budget", type=float, default=None, metavar="SECONDS",
                    help="cpu: tuning time per module (default 2)")
+    p.add_argument("--gpu-emulate", action="store_true",
+                   help="gpu: run the kernels in the CPU emulator even when a GPU is present")
     p.add_argument("--bench", type=int, default=0, metavar="N",
                    help="after compiling and one warm-up run, run N times and report timing")
     p.add_argument("--devices", type=int, default=None, metavar="N",
@@ -131,6 +133,8 @@ def _compile(module: Module, target: str,
             ex = compile_module(module, autotune=args.autotune,
                                 autotune_budget=args.autotune_budget)
             return ex.run, time.perf_counter() - started
+    if target == "gpu":
+        return _compile_gpu(module, args)
     import numpy as np
 
     from hlotool.interpreter.core import Evaluator
@@ -143,6 +147,37 @@ def _compile(module: Module, target: str,
             return evaluator.run(inputs)
 
     return interpret, time.perf_counter() - started
+
+
+def _compile_gpu(module: Module,
+                 args: argparse.Namespace) -> tuple[Callable[[list[Any]], Any], float]:
+    """The gpu target: on the device when the driver answers, else emulated (one line
+    on standard error says so)."""
+    import sys
+
+    from hlotool.targets.gpu import compile_module, driver
+
+    emulate = bool(getattr(args, "gpu_emulate", False))
+    if not emulate:
+        status = driver.probe()
+        if not status.ok:
+            print(f"hlotool: no GPU ({status.message}); running the gpu target's kernels "
+                  "in the CPU emulator", file=sys.stderr)
+            emulate = True
+    started = time.perf_counter()
+    try:
+        ex = compile_module(module, emulate=True if emulate else None)
+    except driver.DriverError as exc:
+        raise UsageError(f"gpu: {exc}") from None
+    seconds = time.perf_counter() - started
+
+    def execute(inputs: list[Any]) -> Any:
+        try:
+            return ex.run(inputs)
+        except driver.DriverError as exc:
+            raise UsageError(f"gpu: {exc}") from None
+
+    return execute, seconds
 
 
 def bench(execute: Callable[[list[Any]], Any], inputs: list[Any], runs: int, *,
@@ -178,10 +213,10 @@ def _specialize_dynamic(module: Module, args: argparse.Namespace, inputs: list[A
 
 
 def resolve_target(target: str) -> str:
-    """The target that will run (gpu and tpu come with later work)."""
-    if target in ("interp", "cpu"):
+    """The target that will run (tpu comes with later work)."""
+    if target in ("interp", "cpu", "gpu"):
         return target
-    raise UsageError(f"target {target} is not available yet (available: interp, cpu)")
+    raise UsageError(f"target {target} is not available yet (available: interp, cpu, gpu)")
 
 
 def array_summary(a: Any) -> dict[str, Any]:

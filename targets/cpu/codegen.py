@@ -20,9 +20,9 @@ from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.module import Module
 from hlotool.ir.opcodes import CALLS_REDUCER, ELEMENTWISE, Opcode
-from hlotool.targets.cpu import irutils as u
+from hlotool.targets.llvm import irutils as u
 from hlotool.targets.cpu.jit import Pipeline, host
-from hlotool.targets.cpu.kernels.elemental import is_fusable_product, unsupported_reason
+from hlotool.targets.llvm.elemental import is_fusable_product, unsupported_reason
 from hlotool.targets.cpu.kernels.conv import ConvPlan, plan_convolution
 from hlotool.targets.cpu.kernels.dot import DotPlan, unsupported_dot
 from hlotool.targets.cpu.kernels.indexing import UpdatePlan, has_own_plan, plan_update

@@ -74,7 +74,7 @@ def test_unary(op: str, t: str, dt: type) -> None:
 @pytest.mark.parametrize(("t", "dt", "top"), [("f32", np.float32, 127), ("f64", np.float64, 1023)])
 def test_trig_huge_arguments(op: str, t: str, dt: type, top: int) -> None:
     """Payne-Hanek range: magnitudes 2**-20 .. 2**top (the worst-case near-multiples of
-    pi/2 for f64 are not among them; see kernels/math.py for the accuracy there)."""
+    pi/2 for f64 are not among them; see targets/llvm/math.py for the accuracy there)."""
     n = 6000
     x = RNG.uniform(1, 2, n) * 2.0 ** RNG.integers(-20, top, n) * RNG.choice([-1, 1], n)
     check(unary(op, t, n), x.astype(dt), ulps=4 if op == "tan" else 1)

@@ -46,7 +46,7 @@ from llvmlite import ir
 
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.types import PrimitiveType
-from hlotool.targets.cpu import irutils as u
+from hlotool.targets.llvm import irutils as u
 
 P = PrimitiveType
 ROW_MAJOR, COL_MAJOR, NO_TRANS, TRANS = 101, 102, 111, 112

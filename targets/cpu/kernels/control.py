@@ -33,7 +33,7 @@ from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType, Shape
-from hlotool.targets.cpu import irutils as u
+from hlotool.targets.llvm import irutils as u
 from hlotool.targets.cpu.kernels.loop import emit_entry
 
 O = Opcode

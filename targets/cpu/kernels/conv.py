@@ -50,7 +50,7 @@ from hlotool.ir.attributes import WindowDimension
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType
-from hlotool.targets.cpu import irutils as u
+from hlotool.targets.llvm import irutils as u
 from hlotool.targets.cpu.jit import Pipeline, host
 from hlotool.targets.cpu.kernels import blas
 from hlotool.targets.cpu.kernels import conv_tiled as tiled

@@ -43,7 +43,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from hlotool.ir.types import PrimitiveType
-from hlotool.targets.cpu import irutils as u
+from hlotool.targets.llvm import irutils as u
 from hlotool.targets.cpu.jit import host
 from hlotool.targets.cpu.kernels import parallel
 

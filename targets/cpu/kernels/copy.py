@@ -9,7 +9,7 @@ from llvmlite import ir
 
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
-from hlotool.targets.cpu import irutils as u
+from hlotool.targets.llvm import irutils as u
 from hlotool.targets.cpu.jit import Pipeline
 
 

@@ -27,9 +27,9 @@ from llvmlite import ir
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.attributes import WindowDimension
 from hlotool.ir.types import PrimitiveType
-from hlotool.targets.cpu import irutils as u
+from hlotool.targets.llvm import irutils as u
 from hlotool.targets.cpu.kernels import parallel
-from hlotool.targets.cpu.kernels.elemental import delinearize
+from hlotool.targets.llvm.elemental import delinearize
 
 P = PrimitiveType
 

@@ -44,8 +44,20 @@ from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType, Shape
-from hlotool.targets.cpu import irutils as u
-from hlotool.targets.cpu.kernels.elemental import (
+from hlotool.targets.llvm import irutils as u
+from hlotool.targets.llvm.indexing import (
+    call_scalar,
+    clamp,
+    index_constant,
+    index_starts,
+    is_int,
+    loop_nest,
+    start_values,
+    starts_ok,
+    unsupported_combiner,
+    window_element,
+)
+from hlotool.targets.llvm.elemental import (
     ElementalEmitter,
     Index,
     Input,
@@ -59,217 +71,6 @@ P = PrimitiveType
 #: Ops computed by an UpdatePlan (standalone or as a kLoop fusion's root); a variadic
 #: reduce-window too (`has_own_plan`).
 UPDATE_OPS = frozenset({O.DYNAMIC_UPDATE_SLICE, O.SCATTER, O.SELECT_AND_SCATTER})
-_INT64_MAX = (1 << 63) - 1
-
-
-# -- index values --------------------------------------------------------------------------------
-
-
-def _is_int(t: PrimitiveType) -> bool:
-    return t in u.NATIVE_TYPES and not u.is_float(t) and t is not P.PRED
-
-
-def as_i64(b: ir.IRBuilder, v: ir.Value, t: PrimitiveType) -> ir.Value:
-    """An integer index value as i64 (a u64 beyond the int64 range saturates)."""
-    width = v.type.width
-    if width < 64:
-        return b.sext(v, u.I64) if u.is_signed(t) else b.zext(v, u.I64)
-    if t is P.U64:
-        return b.select(b.icmp_signed("<", v, u.i64(0)), u.i64(_INT64_MAX), v)
-    return v
-
-
-@functools.cache
-def index_constant(k: int) -> ir.Constant:
-    """One shared i64 constant per value, for index components: ElementalEmitter caches
-    values by the ids of the index values, so a temporary constant that nothing keeps
-    alive could be freed and its id reused by another index component."""
-    return u.i64(k)
-
-
-def clamp(b: ir.IRBuilder, x: ir.Value, lo: int, hi: int) -> ir.Value:
-    """min(max(x, lo), hi) on i64."""
-    x = b.select(b.icmp_signed("<", x, u.i64(lo)), u.i64(lo), x)
-    return b.select(b.icmp_signed(">", x, u.i64(hi)), u.i64(hi), x)
-
-
-def _start_values(em: ElementalEmitter, operands: Sequence[Instruction],
-                  rank: int) -> list[ir.Value]:
-    """Start indices given as `rank` scalars or as one rank-1 vector, as i64."""
-    if len(operands) == 1 and operands[0].shape.rank == 1:
-        o = operands[0]
-        t = o.shape.element_type
-        return [as_i64(em.b, em.value(o, (index_constant(k),)), t) for k in range(rank)]
-    return [as_i64(em.b, em.value(o, ()), o.shape.element_type) for o in operands]
-
-
-def _starts_ok(operands: Sequence[Instruction], rank: int) -> bool:
-    if any(not _is_int(o.shape.element_type) for o in operands):
-        return False
-    if len(operands) == 1 and operands[0].shape.rank == 1:
-        return operands[0].shape.dimensions[0] == rank
-    return len(operands) == rank and all(o.shape.rank == 0 for o in operands)
-
-
-# -- elemental: gather and dynamic-slice ---------------------------------------------------------
-
-
-def unsupported_indexing(ins: Instruction) -> str | None:
-    """Why the elemental emitter cannot compute this gather / dynamic-slice /
-    reduce-window, or None."""
-    if ins.opcode is O.REDUCE_WINDOW:
-        return unsupported_reduce_window(ins)
-    if ins.opcode is O.DYNAMIC_SLICE:
-        ok = _starts_ok(ins.operands[1:], ins.operand(0).shape.rank)
-        return None if ok else "dynamic-slice start indices"
-    if not _is_int(ins.operand(1).shape.element_type):
-        return "gather indices type"
-    return None
-
-
-def emit_indexed(em: ElementalEmitter, ins: Instruction, index: Index) -> ir.Value:
-    """The value of a gather, dynamic-slice or reduce-window at `index`."""
-    if ins.opcode is O.REDUCE_WINDOW:
-        return _reduce_window(em, ins, index)
-    if ins.opcode is O.DYNAMIC_SLICE:
-        return _dynamic_slice(em, ins, index)
-    return _gather(em, ins, index)
-
-
-def _dynamic_slice(em: ElementalEmitter, ins: Instruction, index: Index) -> ir.Value:
-    """operand[clamp(start) + index] (XLA's EmitElementalDynamicSlice)."""
-    src = ins.operand(0)
-    dims, sizes = src.shape.dimensions, ins.attrs["dynamic_slice_sizes"]
-    starts = _start_values(em, ins.operands[1:], src.shape.rank)
-    b = em.b
-    return em.value(src, tuple(b.add(clamp(b, s, 0, n - k), i)
-                               for s, n, k, i in zip(starts, dims, sizes, index, strict=True)))
-
-
-def _starts(em: ElementalEmitter, indices: Instruction, to_operand: Sequence[int],
-            batch: list[ir.Value], ivd: int) -> dict[int, ir.Value]:
-    """Operand dim -> start index (i64, unclamped) read from the index vector at `batch`
-    (gather's start_index_map, scatter's scatter_dims_to_operand_dims)."""
-    t = indices.shape.element_type
-    starts: dict[int, ir.Value] = {}
-    for k, d in enumerate(to_operand):
-        at = list(batch)
-        if ivd < indices.shape.rank:
-            at.insert(ivd, index_constant(k))
-        starts[d] = as_i64(em.b, em.value(indices, tuple(at)), t)
-    return starts
-
-
-def _gather(em: ElementalEmitter, ins: Instruction, index: Index) -> ir.Value:
-    """operand[clamped start + window offset] (XLA's EmitElementalGather)."""
-    a, b = ins.attrs, em.b
-    operand, indices = ins.operand(0), ins.operand(1)
-    dims, sizes = operand.shape.dimensions, a["slice_sizes"]
-    offset_dims = list(a["offset_dims"])
-    operand_batching = list(a.get("operand_batching_dims", ()))
-    window_dims = [d for d in range(len(dims))
-                   if d not in a["collapsed_slice_dims"] and d not in operand_batching]
-    batch = [index[o] for o in range(ins.shape.rank) if o not in offset_dims]
-    starts = _starts(em, indices, a["start_index_map"], batch, a["index_vector_dim"])
-    for d in list(starts):
-        starts[d] = clamp(b, starts[d], 0, max(dims[d] - sizes[d], 0))
-    ivd = a["index_vector_dim"]
-    for d, idim in zip(operand_batching, a.get("start_indices_batching_dims", ()), strict=True):
-        starts[d] = batch[idim if idim < ivd else idim - 1]
-    out: list[ir.Value] = []
-    for d in range(len(dims)):
-        v = starts.get(d, index_constant(0))
-        if d in window_dims:
-            w = index[offset_dims[window_dims.index(d)]]
-            v = w if d not in starts else b.add(v, w)
-        out.append(v)
-    return em.value(operand, tuple(out))
-
-
-# -- elemental: reduce-window ------------------------------------------------------------------
-
-
-def unsupported_reduce_window(ins: Instruction) -> str | None:
-    """Why the elemental emitter cannot compute this reduce-window, or None.
-
-    The kernel folds each window in row-major order from the init value, skipping padding
-    and dilation holes (the interpreter's and XLA's order). The interpreter evaluates a
-    prefix/suffix scan of an order-dependent reducer (float add/multiply, regions) as
-    XLA's rewritten tiled scan instead, so those windows stay on the interpreter."""
-    from hlotool.interpreter.kernels.reduction import _scan_axis, _window_dims
-
-    if ins.operand_count != 2:
-        return "variadic reduce-window"
-    src = ins.operand(0).shape
-    dims = _window_dims(ins.attrs.get("window"), src.rank)
-    if any(d.window_reversal for d in dims):
-        return "window reversal"
-    comp: Computation = ins.attrs["to_apply"]
-    reason = _unsupported_combiner(comp, [ins.shape.element_type])
-    if reason:
-        return reason
-    if _scan_axis(dims, src.dimensions) is not None and not _order_free(comp):
-        return "scan with an order-dependent reducer"
-    return None
-
-
-_ORDER_FREE_OPS = frozenset({O.ADD, O.MULTIPLY, O.MAXIMUM, O.MINIMUM, O.AND, O.OR, O.XOR})
-
-
-def _order_free(comp: Computation) -> bool:
-    """A reducer that is one commutative, associative op of its two parameters (float,
-    f16/bf16 and complex add/multiply excluded: they round differently in another order)."""
-    root, params = comp.root, comp.parameters
-    if root is None or root.opcode not in _ORDER_FREE_OPS or len(comp.instructions) != 3:
-        return False
-    if {id(o) for o in root.operands} != {id(p) for p in params} or len(params) != 2:
-        return False
-    t = root.shape.element_type
-    if u.is_complex(t):
-        return False
-    return not (u.is_float(t) or u.is_narrow(t)) or root.opcode in (O.MAXIMUM, O.MINIMUM)
-
-
-def _reduce_window(em: ElementalEmitter, ins: Instruction, index: Index) -> ir.Value:
-    """Fold the window of output `index` (XLA's EmitElementalReduceWindow)."""
-    from hlotool.interpreter.kernels.reduction import _window_dims
-
-    b = em.b
-    src = ins.operand(0)
-    dims = _window_dims(ins.attrs.get("window"), src.shape.rank)
-    ty = u.value_type(ins.shape.element_type)
-    with b.goto_block(b.function.entry_basic_block):
-        acc = b.alloca(ty, name="rw.acc")
-    b.store(em.value(ins.operand(1), ()), acc)
-    inner = ElementalEmitter(b, em.inputs)
-    comp: Computation = ins.attrs["to_apply"]
-
-    def body(k: Index) -> None:
-        valid, at = window_element(b, dims, index, k, src.shape.dimensions)
-        old = b.load(acc, typ=ty)
-        new, = call_scalar(b, comp, [old, inner.value(src, at)])
-        b.store(b.select(valid, new, old), acc)
-
-    _loop_nest(b, [w.size for w in dims], body, name="rw")
-    return b.load(acc, typ=ty)
-
-
-def window_element(b: ir.IRBuilder, dims: Sequence[Any], out: Index, k: Index,
-                   shape: Sequence[int]) -> tuple[ir.Value, Index]:
-    """(whether window cell `k` of output `out` is an operand element rather than padding
-    or a dilation hole, its operand index (0 where it is not))."""
-    valid: ir.Value = ir.Constant(u.I1, 1)
-    at: list[ir.Value] = []
-    for w, o, kk, n in zip(dims, out, k, shape, strict=True):
-        q = b.sub(b.add(b.mul(o, u.i64(w.stride)), b.mul(kk, u.i64(w.window_dilation))),
-                  u.i64(w.padding_low))
-        pos = b.sdiv(q, u.i64(w.base_dilation)) if w.base_dilation > 1 else q
-        ok = b.and_(b.icmp_signed(">=", q, u.i64(0)), b.icmp_signed("<", pos, u.i64(n)))
-        if w.base_dilation > 1:
-            ok = b.and_(ok, b.icmp_signed("==", b.srem(q, u.i64(w.base_dilation)), u.i64(0)))
-        valid = b.and_(valid, ok)
-        at.append(b.select(ok, pos, u.i64(0)))
-    return valid, tuple(at)
 
 
 # -- own-plan kernels: dynamic-update-slice, scatter, select-and-scatter, variadic reduce-window
@@ -367,35 +168,17 @@ def unsupported_update(op: Instruction) -> str | None:
         if not s.is_array or s.element_type not in u.NATIVE_TYPES or s.is_dynamic:
             return f"element type or shape {s}"
     if op.opcode is O.DYNAMIC_UPDATE_SLICE:
-        return None if _starts_ok(op.operands[2:], op.operand(0).shape.rank) else \
+        return None if starts_ok(op.operands[2:], op.operand(0).shape.rank) else \
             "dynamic-update-slice start indices"
     if op.opcode is O.SELECT_AND_SCATTER:
         return _unsupported_select_and_scatter(op)
     if op.opcode is O.REDUCE_WINDOW:
         return _unsupported_variadic_reduce_window(op)
     n = op.operand_count // 2
-    if not _is_int(op.operand(n).shape.element_type):
+    if not is_int(op.operand(n).shape.element_type):
         return "scatter indices type"
     types = [o.shape.element_type for o in op.operands[:n]]
-    return _unsupported_combiner(op.attrs["to_apply"], types)
-
-
-def _unsupported_combiner(comp: Computation, types: list[PrimitiveType]) -> str | None:
-    """Why the scatter combiner cannot be emitted on scalars, or None."""
-    params = sorted(comp.parameters, key=lambda p: p.parameter_number)
-    if len(params) != 2 * len(types) or any(
-            not p.shape.is_array or p.shape.rank != 0 or p.shape.element_type is not t
-            for p, t in zip(params, types + types, strict=False)):
-        return "scatter combiner parameters"
-    root = comp.root
-    assert root is not None
-    for ins in comp.instructions:
-        if ins.opcode is O.PARAMETER or (ins is root and ins.opcode is O.TUPLE):
-            continue
-        reason = unsupported_reason(ins)
-        if reason or ins.shape.rank != 0 or ins.called_computations:
-            return f"scatter combiner: {reason or ins.opcode.value}"
-    return None
+    return unsupported_combiner(op.attrs["to_apply"], types)
 
 
 def _unsupported_select_and_scatter(op: Instruction) -> str | None:
@@ -407,7 +190,7 @@ def _unsupported_select_and_scatter(op: Instruction) -> str | None:
     if any(o.shape.element_type is not t for o in op.operands):
         return "mixed element types"
     for key in ("select", "scatter"):
-        reason = _unsupported_combiner(op.attrs[key], [t])
+        reason = unsupported_combiner(op.attrs[key], [t])
         if reason:
             return f"{key}: {reason}"
     root = op.attrs["select"].root
@@ -434,7 +217,7 @@ def _unsupported_variadic_reduce_window(op: Instruction) -> str | None:
     types = [o.shape.element_type for o in op.operands[:n]]
     if [o.shape.element_type for o in op.operands[n:]] != types:
         return "init types"
-    return _unsupported_combiner(op.attrs["to_apply"], types)
+    return unsupported_combiner(op.attrs["to_apply"], types)
 
 
 def plan_update(ins: Instruction, name: str) -> tuple[UpdatePlan | None, str]:
@@ -494,7 +277,7 @@ def _init_output(b: ir.IRBuilder, inputs: dict[int, Input], base: Instruction,
     buf = inputs.get(id(base))
     if buf is None:
         em = ElementalEmitter(b, inputs)
-        _loop_nest(b, dims, lambda i: _store(b, out, base.shape, i, em.value(base, i)))
+        loop_nest(b, dims, lambda i: _store(b, out, base.shape, i, em.value(base, i)))
         return
     nbytes = int(np.prod(dims, dtype=np.int64)) * _itemsize(base.shape.element_type)
     if nbytes == 0:
@@ -518,29 +301,19 @@ def _element_ptr(b: ir.IRBuilder, buf: ir.Value, shape: Shape, index: Index) -> 
                  source_etype=u.storage_type(shape.element_type), inbounds=True)
 
 
-def _loop_nest(b: ir.IRBuilder, dims: Sequence[int], body: Callable[[Index], None],
-               index: tuple[ir.Value, ...] = (), name: str = "d") -> None:
-    """Row-major loops over `dims`; body(index) innermost."""
-    if len(index) == len(dims):
-        body(index)
-        return
-    with u.for_range(b, dims[len(index)], name=f"{name}{len(index)}") as i:
-        _loop_nest(b, dims, body, (*index, i), name)
-
-
 def _emit_dus(em: ElementalEmitter, op: Instruction, out: ir.Value) -> None:
     """Store the update at the clamped start (XLA's EmitDynamicUpdateSliceInPlace)."""
     b = em.b
     base, update = op.operand(0), op.operand(1)
     starts = [clamp(b, s, 0, n - k) for s, n, k in zip(
-        _start_values(em, op.operands[2:], base.shape.rank), base.shape.dimensions,
+        start_values(em, op.operands[2:], base.shape.rank), base.shape.dimensions,
         update.shape.dimensions, strict=True)]
 
     def body(i: Index) -> None:
         at = tuple(b.add(s, x) for s, x in zip(starts, i, strict=True))
         _store(b, out, base.shape, at, em.value(update, i))
 
-    _loop_nest(b, update.shape.dimensions, body, name="u")
+    loop_nest(b, update.shape.dimensions, body, name="u")
 
 
 def _emit_scatter(em: ElementalEmitter, op: Instruction, outs: list[ir.Value]) -> None:
@@ -570,7 +343,7 @@ def _emit_scatter(em: ElementalEmitter, op: Instruction, outs: list[ir.Value]) -
                         b.icmp_signed("<=", s, u.i64(dims[d] - sizes[d])))
             fits = b.and_(fits, ok)
         with b.if_then(fits):
-            _loop_nest(b, [udims[w] for w in uwd], lambda w: per_element(batch, starts, w),
+            loop_nest(b, [udims[w] for w in uwd], lambda w: per_element(batch, starts, w),
                        name="w")
 
     def per_element(batch: Index, starts: dict[int, ir.Value], w: Index) -> None:
@@ -592,7 +365,7 @@ def _emit_scatter(em: ElementalEmitter, op: Instruction, outs: list[ir.Value]) -
         for p, v in zip(ptrs, call_scalar(b, comp, [*current, *new]), strict=True):
             b.store(b.zext(v, u.I8) if v.type == u.I1 else v, p)
 
-    _loop_nest(b, [udims[d] for d in scatter_dims], per_index, name="s")
+    loop_nest(b, [udims[d] for d in scatter_dims], per_index, name="s")
 
 
 def _emit_select_and_scatter(em: ElementalEmitter, op: Instruction, out: ir.Value) -> None:
@@ -608,7 +381,7 @@ def _emit_select_and_scatter(em: ElementalEmitter, op: Instruction, out: ir.Valu
     dims = _window_dims(op.attrs.get("window"), shape.rank)
     ty = u.value_type(shape.element_type)
     init_value = em.value(init, ())
-    _loop_nest(b, shape.dimensions, lambda i: _store(b, out, shape, i, init_value), name="f")
+    loop_nest(b, shape.dimensions, lambda i: _store(b, out, shape, i, init_value), name="f")
     with b.goto_block(b.function.entry_basic_block):
         best, best_at, have = b.alloca(ty), b.alloca(u.I64), b.alloca(u.I1)
     inner = ElementalEmitter(b, em.inputs)
@@ -617,7 +390,7 @@ def _emit_select_and_scatter(em: ElementalEmitter, op: Instruction, out: ir.Valu
         b.store(ir.Constant(ty, 0), best)
         b.store(u.i64(0), best_at)
         b.store(ir.Constant(u.I1, 0), have)
-        _loop_nest(b, [w.size for w in dims], lambda k: per_cell(s, k), name="k")
+        loop_nest(b, [w.size for w in dims], lambda k: per_cell(s, k), name="k")
         with b.if_then(b.load(have, typ=u.I1)):
             ptr = b.gep(out, [b.load(best_at, typ=u.I64)],
                         source_etype=u.storage_type(shape.element_type), inbounds=True)
@@ -636,7 +409,7 @@ def _emit_select_and_scatter(em: ElementalEmitter, op: Instruction, out: ir.Valu
             b.store(b.select(take, lin, b.load(best_at, typ=u.I64)), best_at)
             b.store(ir.Constant(u.I1, 1), have)
 
-    _loop_nest(b, source.shape.dimensions, per_source, name="s")
+    loop_nest(b, source.shape.dimensions, per_source, name="s")
 
 
 def _emit_variadic_reduce_window(em: ElementalEmitter, op: Instruction,
@@ -659,7 +432,7 @@ def _emit_variadic_reduce_window(em: ElementalEmitter, op: Instruction,
     def per_output(o: Index) -> None:
         for acc, v in zip(accs, inits, strict=True):
             b.store(v, acc)
-        _loop_nest(b, [w.size for w in dims], lambda k: per_cell(o, k), name="k")
+        loop_nest(b, [w.size for w in dims], lambda k: per_cell(o, k), name="k")
         for acc, ty, out, shape in zip(accs, tys, outs, shapes, strict=True):
             _store(b, out, shape, o, b.load(acc, typ=ty))
 
@@ -670,7 +443,7 @@ def _emit_variadic_reduce_window(em: ElementalEmitter, op: Instruction,
         for acc, x, y in zip(accs, new, old, strict=True):
             b.store(b.select(valid, x, y), acc)
 
-    _loop_nest(b, shapes[0].dimensions, per_output, name="o")
+    loop_nest(b, shapes[0].dimensions, per_output, name="o")
 
 
 def _scatter_starts(em: ElementalEmitter, op: Instruction, batch: Index) -> dict[int, ir.Value]:
@@ -678,7 +451,7 @@ def _scatter_starts(em: ElementalEmitter, op: Instruction, batch: Index) -> dict
     a = op.attrs
     indices = op.operand(op.operand_count // 2)
     ivd = a["index_vector_dim"]
-    starts = _starts(em, indices, a["scatter_dims_to_operand_dims"], list(batch), ivd)
+    starts = index_starts(em, indices, a["scatter_dims_to_operand_dims"], list(batch), ivd)
     for d, idim in zip(a.get("input_batching_dims", ()), a.get("scatter_indices_batching_dims", ()),
                        strict=True):
         starts[d] = batch[idim if idim < ivd else idim - 1]
@@ -688,28 +461,6 @@ def _scatter_starts(em: ElementalEmitter, op: Instruction, batch: Index) -> dict
 def _load(b: ir.IRBuilder, ptr: ir.Value, t: PrimitiveType) -> ir.Value:
     v = b.load(ptr, typ=u.storage_type(t))
     return b.trunc(v, u.I1) if t is P.PRED else v
-
-
-class _RegionEmitter(ElementalEmitter):
-    """An elemental emitter whose parameters are given scalar values."""
-
-    def __init__(self, builder: ir.IRBuilder, params: dict[int, ir.Value]) -> None:
-        super().__init__(builder, {})
-        self.params = params
-
-    def _emit(self, ins: Instruction, index: Index) -> ir.Value:
-        value = self.params.get(id(ins))
-        return value if value is not None else super()._emit(ins, index)
-
-
-def call_scalar(b: ir.IRBuilder, comp: Computation, args: Sequence[ir.Value]) -> list[ir.Value]:
-    """The results of a scalar computation (a combiner region) applied to `args`,
-    emitted inline with the elemental emitter."""
-    em = _RegionEmitter(b, {id(p): args[p.parameter_number] for p in comp.parameters})
-    root = comp.root
-    assert root is not None
-    roots = list(root.operands) if root.opcode is O.TUPLE else [root]
-    return [em.value(r, ()) for r in roots]
 
 
 # -- runtime -------------------------------------------------------------------------------------

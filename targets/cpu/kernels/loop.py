@@ -32,9 +32,9 @@ from llvmlite import ir
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import Shape
-from hlotool.targets.cpu import irutils as u
+from hlotool.targets.llvm import irutils as u
 from hlotool.targets.cpu.kernels import parallel
-from hlotool.targets.cpu.kernels.elemental import (
+from hlotool.targets.llvm.elemental import (
     ElementalEmitter,
     Input,
     delinearize,

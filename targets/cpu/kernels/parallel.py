@@ -47,7 +47,7 @@ from llvmlite import ir
 
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import TRANSCENDENTAL, Opcode
-from hlotool.targets.cpu import irutils as u
+from hlotool.targets.llvm import irutils as u
 
 #: The runtime entry kernels call.
 PARALLEL_FOR = "hlotool_parallel_for"

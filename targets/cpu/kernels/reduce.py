@@ -49,10 +49,10 @@ from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType, Shape
-from hlotool.targets.cpu import irutils as u
+from hlotool.targets.llvm import irutils as u
 from hlotool.targets.cpu.jit import Pipeline
 from hlotool.targets.cpu.kernels import parallel
-from hlotool.targets.cpu.kernels.elemental import (
+from hlotool.targets.llvm.elemental import (
     ElementalEmitter,
     Index,
     Input,
@@ -425,7 +425,7 @@ class _ReduceEmitter:
             index[d] = v
         self.emitter._cache.clear()
         if self.product is not None:
-            from hlotool.targets.cpu.kernels import math as fm
+            from hlotool.targets.llvm import math as fm
 
             x = self.emitter.value(self.product.operand(0), tuple(index))
             y = self.emitter.value(self.product.operand(1), tuple(index))

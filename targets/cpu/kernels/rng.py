@@ -22,7 +22,7 @@ from llvmlite import ir
 
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.types import PrimitiveType
-from hlotool.targets.cpu import irutils as u
+from hlotool.targets.llvm import irutils as u
 from hlotool.targets.cpu.kernels import parallel
 from hlotool.targets.cpu.kernels.reduce import Result
 

@@ -41,8 +41,8 @@ from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType, Shape
-from hlotool.targets.cpu import irutils as u
-from hlotool.targets.cpu.kernels.elemental import ElementalEmitter, Index, unsupported_reason
+from hlotool.targets.llvm import irutils as u
+from hlotool.targets.llvm.elemental import ElementalEmitter, Index, unsupported_reason
 
 O = Opcode
 P = PrimitiveType

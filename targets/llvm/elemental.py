@@ -9,16 +9,16 @@ so an instruction used twice at the same index is computed once.
 Numerics match the interpreter (docs/executor-semantics.md): integer ops wrap, division
 by zero and INT_MIN / -1 give XLA's values, shifts out of range give 0 or the sign,
 float -> int converts saturate with NaN -> 0, maximum/minimum propagate NaN with -0 < +0.
-Denormal flushing comes from the hardware (the entry point sets MXCSR FTZ/DAZ); the
-interpreter's multiply-add contraction of an f32 product into its only add/subtract
-user is reproduced with `llvm.fma`.
+Denormal flushing is the float mode each target sets around its kernels (flush-to-zero
+and denormals-are-zero, as XLA runs); the interpreter's multiply-add contraction of an
+f32 product into its only add/subtract user is reproduced with `llvm.fma`.
 
 f16 and bf16 (`irutils.NARROW_FLOATS`) are computed as the interpreter computes them
 (numpy float16 / ml_dtypes bfloat16): every op widens its operands to f32, runs the f32
 code (so under the same DAZ/FTZ) and rounds the result back to nearest-even. f16 uses
-the hardware conversions (F16C, as XLA:CPU does; they quiet signaling NaNs, which numpy
-keeps signaling); bf16 rounding is done on the bits as ml_dtypes does (a NaN becomes the
-quiet NaN 0x7fc0 with its sign, denormals are kept).
+LLVM's `fptrunc`/`fpext` (the hardware conversions; they quiet signaling NaNs, which
+numpy keeps signaling); bf16 rounding is done on the bits as ml_dtypes does (a NaN
+becomes the quiet NaN 0x7fc0 with its sign, denormals are kept).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from hlotool.interpreter.kernels import elementwise as ew
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import Layout, PrimitiveType, Shape
-from hlotool.targets.cpu import irutils as u
-from hlotool.targets.cpu.kernels import math as fm
+from hlotool.targets.llvm import irutils as u
+from hlotool.targets.llvm import math as fm
 
 O = Opcode
 P = PrimitiveType
@@ -44,7 +44,7 @@ _FLOAT_CMP = {"EQ": "==", "NE": "!=", "GE": ">=", "GT": ">", "LE": "<=", "LT": "
 _INT_CMP = {"EQ": "==", "NE": "!=", "GE": ">=", "GT": ">", "LE": "<=", "LT": "<"}
 
 #: f32 transcendental functions with a polynomial emitter (f16/bf16 use them too;
-#: kernels/math.py documents their accuracy against the interpreter's numpy).
+#: targets/llvm/math.py documents their accuracy against the interpreter's numpy).
 _F32_MATH: dict[Opcode, Callable[[ir.IRBuilder, ir.Value], ir.Value]] = {
     O.EXP: fm.exp, O.LOG: fm.log, O.TANH: fm.tanh, O.LOGISTIC: fm.logistic, O.ERF: fm.erf,
     O.SIN: fm.sin, O.COS: fm.cos, O.TAN: fm.tan, O.EXPM1: fm.expm1, O.LOG1P: fm.log1p,
@@ -91,7 +91,7 @@ def unsupported_reason(ins: Instruction) -> str | None:
         if not s.is_array or s.element_type not in u.ELEMENTAL_TYPES or s.is_dynamic:
             return f"element type or shape {s}"
     if ins.opcode in (O.GATHER, O.DYNAMIC_SLICE, O.REDUCE_WINDOW):
-        from hlotool.targets.cpu.kernels.indexing import unsupported_indexing
+        from hlotool.targets.llvm.indexing import unsupported_indexing
 
         return unsupported_indexing(ins)
     op, t = ins.opcode, (ins.operand(0).shape.element_type if ins.operands else None)
@@ -174,7 +174,7 @@ class ElementalEmitter:
         if op in _INDEX_OPS:
             return self._index_op(ins, index)
         if op in (O.GATHER, O.DYNAMIC_SLICE, O.REDUCE_WINDOW):
-            from hlotool.targets.cpu.kernels.indexing import emit_indexed
+            from hlotool.targets.llvm.indexing import emit_indexed
 
             return emit_indexed(self, ins, index)
         if op is O.CONVERT:
@@ -592,10 +592,9 @@ class ElementalEmitter:
         """IEEE maximum/minimum (NaN propagates, -0 < +0) of inputs read with denormals
         as zero, as XLA's EmitFloatMax/EmitFloatMin under DAZ.
 
-        `llvm.maximum` lowers to vmaxps and blends on x86, and vmaxps reads denormals as
-        zero under the entry's DAZ. Only where LLVM folds the op away (max(x, -inf) = x,
-        also after inlining an accumulator's initial value, or max(x, x)) could a
-        denormal pass through unflushed, so one operand is flushed: `c`, or `a` when `c`
+        The target's max/min instructions read denormals as zero under its DAZ mode.
+        Only where LLVM folds the op away (max(x, -inf) = x, also after inlining an
+        accumulator's initial value, or max(x, x)) could a denormal pass through unflushed, so one operand is flushed: `c`, or `a` when `c`
         is a constant. A reduction passes its accumulator as `a`, which keeps the flush
         off the loop-carried chain (flushing both cost 6x on a row max)."""
         name = "llvm.maximum" if op is O.MAXIMUM else "llvm.minimum"

@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from llvmlite import ir
 
 from hlotool.interpreter.kernels import elementwise as ew
-from hlotool.targets.cpu.irutils import F32, F64, I32, I64, intrinsic
+from hlotool.targets.llvm.irutils import F32, F64, I32, I64, intrinsic
 
 _F = ir.Constant
 
@@ -84,7 +84,7 @@ def pow2(b: ir.IRBuilder, n: ir.Value) -> ir.Value:
 
     Adding 1.5 * 2**23 + 127 puts n + 127 in the low mantissa bits, and shifting them
     into the exponent field drops the rest: plain vector float and integer ops (a
-    float-to-int conversion would be scalarized on x86 with saturation, or poison on
+    float-to-int conversion would be scalarized with saturation on some targets, or poison on
     NaN without). A NaN n gives some finite scale, and the caller's NaN stays NaN."""
     biased = b.bitcast(b.fadd(n, _c(12582912.0 + 127.0)), I32)
     return b.bitcast(b.shl(biased, _F(I32, 23)), F32)

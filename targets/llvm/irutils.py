@@ -22,7 +22,7 @@ C64 = ir.LiteralStructType([F32, F32])
 C128 = ir.LiteralStructType([F64, F64])
 PTR = ir.PointerType()
 
-#: Element types every CPU kernel computes on natively (reductions included).
+#: Element types every kernel computes on natively (reductions included).
 NATIVE_TYPES: frozenset[PrimitiveType] = frozenset(
     {P.PRED, P.S8, P.S16, P.S32, P.S64, P.U8, P.U16, P.U32, P.U64, P.F32, P.F64}
 )
@@ -33,7 +33,7 @@ NARROW_FLOATS: frozenset[PrimitiveType] = frozenset({P.F16, P.BF16})
 #: laid out as numpy's complex64 / complex128.
 COMPLEX_TYPES: frozenset[PrimitiveType] = frozenset({P.C64, P.C128})
 #: Element types the elemental emitter (loop kernels) computes on; complex ones only for
-#: the ops `kernels.elemental` lists.
+#: the ops `elemental` lists.
 ELEMENTAL_TYPES: frozenset[PrimitiveType] = NATIVE_TYPES | NARROW_FLOATS | COMPLEX_TYPES
 _INT_BITS = {P.S8: 8, P.S16: 16, P.S32: 32, P.S64: 64, P.U8: 8, P.U16: 16, P.U32: 32,
              P.U64: 64}  # fmt: skip
