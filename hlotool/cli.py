@@ -33,7 +33,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run a command line (`sys.argv` when `argv` is None, as the `hlotool` script does:
+    then Ctrl-C and --timeout end the process at once, see hlotool.interrupt)."""
+    from hlotool.interrupt import run_interruptibly
+
     args = build_parser().parse_args(argv)
+    args._hard_exit = argv is None
+    if args.command == "debug":  # the TUI takes its keys, Ctrl-C included, itself
+        return _dispatch(args)
+    return run_interruptibly(lambda: _dispatch(args), getattr(args, "timeout", None),
+                             hard_exit=argv is None)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     try:
         return args.func(args)
     except (UsageError, OutputError) as exc:

@@ -24,20 +24,49 @@ def sidecar_path(path: Path) -> Path:
 
 def load_npz(path: str | Path) -> dict[str, np.ndarray]:
     """Arrays of an npz file, ml_dtypes arrays restored from the sidecar's names."""
+    import zipfile
+
     path = Path(path)
     try:
+        with path.open("rb") as f:
+            if f.read(4) != b"PK\x03\x04":
+                hint = " (a .npy file: save it with np.savez as arg0)" if path.suffix == ".npy" else ""
+                raise HloError(f"cannot read {path}: not an npz (zip) archive{hint}")
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError) as exc:
-        raise HloError(f"cannot read {path}: {exc}") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise HloError(f"cannot read {path}: {reason or 'truncated or damaged npz'}") from None
     side = sidecar_path(path)
     if side.exists():
-        import ml_dtypes  # noqa: F401  (registers the dtypes with numpy)
-
-        for key, name in json.loads(side.read_text()).items():
-            if key in arrays:
-                arrays[key] = arrays[key].view(np.dtype(name))
+        _apply_sidecar(side, arrays)
     return arrays
+
+
+def _apply_sidecar(side: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Reinterpret the arrays the sidecar names ({"arg0": "bfloat16", ...}) in place."""
+    import ml_dtypes  # noqa: F401  (registers the dtypes with numpy)
+
+    try:
+        names = json.loads(side.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise HloError(f"cannot read {side}: {exc}") from None
+    if not isinstance(names, dict) or not all(isinstance(v, str) for v in names.values()):
+        raise HloError(f"{side}: expected a JSON object of array name -> dtype name")
+    for key, name in names.items():
+        if key not in arrays:
+            continue
+        try:
+            dtype = np.dtype(name)
+        except TypeError:
+            raise HloError(f"{side}: {key}: unknown dtype {name!r}") from None
+        a = arrays[key]
+        plain_bits = not a.dtype.hasobject and a.dtype.kind in _NATIVE_KINDS
+        if (dtype.itemsize != a.dtype.itemsize or dtype.hasobject or not plain_bits
+                or (dtype.kind == "V" and not _is_ml(dtype))):
+            raise HloError(f"{side}: {key}: dtype {name} does not match the stored "
+                           f"{a.dtype} bits ({a.dtype.itemsize} bytes per element)")
+        arrays[key] = a.view(dtype)
 
 
 def save_npz(path: str | Path, arrays: dict[str, np.ndarray]) -> None:

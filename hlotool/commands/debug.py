@@ -40,5 +40,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--export-dir {export_dir} is not a directory")
     options = DebugOptions(source_name=args._source.name, export_dir=export_dir, rtol=args.rtol,
                            atol=args.atol, seed=args.seed, check_each=args.check_each)
-    DebuggerApp(module, pipeline, options).run()
+    DebuggerApp(module, pipeline, options).run()  # Textual cancels its workers on quit
+    if getattr(args, "_hard_exit", False):
+        from hlotool.interrupt import exit_past_busy_threads
+
+        exit_past_busy_threads(EXIT_OK)  # a pass still running must not hold the exit
     return EXIT_OK

@@ -46,6 +46,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--distributed", choices=("mpi",), default=None,
                    help="under `mpiexec -n N`: each MPI rank runs one device (the mpi extra)")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                   help="stop the whole run (compile included) after SECONDS; exit 124")
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"needs a positive number of seconds, got {text}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

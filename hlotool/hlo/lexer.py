@@ -381,7 +381,7 @@ class HloLexer(Lexer):
 
     def _token_at(self, text: str, pos: int, c: str, accepts: dict[str, Any],
                   line: int, col: int) -> tuple[str, str]:
-        if c.isalpha() or c == "_":
+        if (c.isascii() and c.isalpha()) or c == "_":  # names are ASCII: 'é' is an error
             return self._word(text, pos, c, accepts)
         if c == "%":
             if "SIMPLE_HEAD" in accepts:

@@ -1,0 +1,78 @@
+"""Ctrl-C and `--timeout` that always work, even while native code runs.
+
+A command runs in a worker thread while the main thread waits on it in short slices, so
+SIGINT is taken within milliseconds whatever the worker does: compiled CPU kernels
+(a ctypes call that may loop forever inside a while loop), LLVM, numpy or the
+interpreter. On Ctrl-C the process exits 130, on a timeout 124, each with one line on
+standard error, after removing the temporary files of unfinished writes
+(`hlotool.safe_io`); the worker is not waited for. Called in-process (tests, scripts),
+the same codes are returned instead and the worker is left to finish on its own.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+EXIT_TIMEOUT, EXIT_INTERRUPTED = 124, 130
+#: How often the waiting main thread wakes up (seconds).
+_SLICE = 0.05
+
+
+def run_interruptibly(work: Callable[[], int], timeout: float | None, *,
+                      hard_exit: bool) -> int:
+    """`work()`'s exit status; 130 on Ctrl-C, 124 after `timeout` seconds."""
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            outcome["status"] = work()
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=target, name="hlotool-command", daemon=True)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    try:
+        worker.start()
+        while worker.is_alive():
+            wait = _SLICE if deadline is None else min(_SLICE, deadline - time.monotonic())
+            if wait <= 0:
+                return _stop(f"timed out after {timeout:g} s", EXIT_TIMEOUT, hard_exit)
+            worker.join(wait)
+    except KeyboardInterrupt:
+        return _stop("interrupted", EXIT_INTERRUPTED, hard_exit)
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return int(outcome["status"])  # type: ignore[call-overload]
+
+
+def _stop(message: str, status: int, hard_exit: bool) -> int:
+    from hlotool.safe_io import remove_pending
+
+    remove_pending()
+    print(f"hlotool: {message}", file=sys.stderr)
+    if not hard_exit:
+        return status
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
+
+
+def exit_past_busy_threads(status: int) -> None:
+    """End the process now with `status` if threads other than this one still run (the
+    debugger's pass, check and render workers after a quit): Python would otherwise
+    wait for them at exit."""
+    if any(t.is_alive() and t is not threading.current_thread() and not t.daemon
+           for t in threading.enumerate()):
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(status)

@@ -1,0 +1,78 @@
+"""Reading values: damaged npz files and sidecars are clean input errors naming the file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from hlotool import values_io
+from hlotool.cli import main
+from hlotool.diagnostics import HloError
+
+SOFTMAX = str(Path(__file__).parent.parent / "examples" / "softmax.hlo")
+
+
+def _good(tmp_path: Path) -> Path:
+    path = tmp_path / "in.npz"
+    values_io.save_npz(path, {"arg0": np.ones((4, 6, 10), np.float32)})
+    return path
+
+
+@pytest.mark.parametrize("damage", ["empty", "truncated", "npy", "text", "missing"])
+def test_a_bad_inputs_file_is_exit_2_naming_it(tmp_path: Path, damage: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    good = _good(tmp_path)
+    path = tmp_path / ("in.npy" if damage == "npy" else "bad.npz")
+    if damage == "empty":
+        path.write_bytes(b"")
+    elif damage == "truncated":
+        path.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    elif damage == "npy":
+        np.save(path, np.ones((4, 6, 10), np.float32))
+    elif damage == "text":
+        path.write_text("arg0 = 1\n")
+    assert main(["run", SOFTMAX, "--target", "interp", "--inputs", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot read {path}" in err and "internal error" not in err
+    if damage == "npy":
+        assert "np.savez" in err
+
+
+@pytest.mark.parametrize("sidecar", ['[1, 2]', '{"arg0": 3}', '{"arg0": "nonsense"}',
+                                     '{"arg0": "float64"}', "not json", '{"arg0": "V4"}',
+                                     '{"arg0": "object"}'])
+def test_a_malformed_sidecar_is_an_input_error(tmp_path: Path, sidecar: str) -> None:
+    path = _good(tmp_path)
+    side = tmp_path / "in.dtypes.json"
+    side.write_text(sidecar)
+    with pytest.raises(HloError, match=r"in\.dtypes\.json"):
+        values_io.load_npz(path)
+
+
+def test_a_good_sidecar_restores_bf16(tmp_path: Path) -> None:
+    path = tmp_path / "in.npz"
+    np.savez(path, arg0=np.array([0x3F80, 0x4000], np.uint16))
+    (tmp_path / "in.dtypes.json").write_text(json.dumps({"arg0": "bfloat16", "gone": "int8"}))
+    got = values_io.load_npz(path)["arg0"]
+    assert got.dtype == ml_dtypes.bfloat16 and got.astype(np.float32).tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("text", ["ROOT é", "reduceé", "x\u00e9 = f32[] parameter(0)"])
+def test_a_non_ascii_letter_is_a_positioned_error(tmp_path: Path, text: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    src = Path(SOFTMAX).read_text()
+    bad = tmp_path / "bad.hlo"
+    if text.startswith("ROOT"):
+        bad.write_text(src.replace("ROOT ", text, 1))
+    elif text == "reduceé":
+        bad.write_text(src.replace("reduce", text, 1))
+    else:
+        bad.write_text(f"HloModule m\nENTRY e {{\n  ROOT {text}\n}}\n")
+    for command in ("parse", "print"):
+        assert main([command, str(bad)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"{bad}:") and "unexpected character 'é'" in err
