@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from hlotool.ir.types import UNBOUNDED, Layout, PrimitiveType, Shape
 
 
+@lru_cache(maxsize=1 << 16)
 def shape_to_text(shape: Shape, print_layout: bool = True) -> str:
-    """XLA's ShapeUtil::HumanStringWithLayout (or HumanString without layouts)."""
+    """XLA's ShapeUtil::HumanStringWithLayout (or HumanString without layouts); memoized
+    (shapes are values, and a module has few distinct ones)."""
     et = shape.element_type
     if et is PrimitiveType.TUPLE:
         parts = []
