@@ -43,7 +43,7 @@ from hlotool.ir.opcodes import ELEMENTWISE, Opcode
 from hlotool.ir.structure import clone_instruction
 from hlotool.ir.types import Shape
 from hlotool.passes.base import Pass, PassError
-from hlotool.passes.utils import NameTable, has_side_effect
+from hlotool.passes.utils import NameTable, has_side_effect, side_effect_cache
 
 O = Opcode
 
@@ -236,6 +236,11 @@ def emission_count(body: Computation, param: Instruction) -> int:
     """How many times the value at `param` would be computed when the fusion is
     emitted elementally (XLA's FusionNodeIndexingEvaluation): users that index the
     value differently each need their own copy of it."""
+    return emission_counts(body).get(id(param), 0)
+
+
+def emission_counts(body: Computation) -> dict[int, int]:
+    """emission_count of every instruction of `body`, by id."""
     assert body.root is not None
     counts: dict[int, int] = {}
     indexing: dict[int, set[int]] = {id(body.root): {id(body.root)}}
@@ -248,7 +253,7 @@ def emission_count(body: Computation, param: Instruction) -> int:
                 target.update(users)
             else:
                 target.add(id(ins))
-    return counts.get(id(param), 0)
+    return counts
 
 
 # -- building fusions -----------------------------------------------------------------------
@@ -264,6 +269,8 @@ class Fuser:
     names: NameTable
     #: Fusions created or changed, to fix kinds and parameter names at the end.
     touched: dict[int, Instruction] = field(default_factory=dict)
+    #: What the planner asks about fused computations, remembered until they change.
+    facts: FusionFacts = field(default_factory=lambda: FusionFacts())
 
     @staticmethod
     def of(module: Module) -> Fuser:
@@ -310,6 +317,7 @@ class Fuser:
 
     def _touch(self, fusion: Instruction) -> None:
         self.touched[id(fusion)] = fusion
+        self.facts.forget(fusion.attrs["calls"])
 
     # -- growing --------------------------------------------------------------------------
     def fuse(self, fusion: Instruction, producer: Instruction) -> None:
@@ -321,6 +329,7 @@ class Fuser:
         size = len(body.instructions)
         value = self.clone_producer(fusion, producer, moving)
         created = body.instructions[size:]
+        self.facts.forget(body)
         body.parameter(number).replace_all_uses_with(value)
         self.remove_param(fusion, number)
         if moving:
@@ -448,6 +457,87 @@ def is_fusible_consumer(ins: Instruction) -> bool:
     return is_loop_fusible(ins) and ins.operand_count > 0
 
 
+@dataclass
+class BodyFacts:
+    """What fusion decisions ask about one fused computation, computed once per
+    version of it."""
+
+    body: Computation
+    growable: bool
+    dots: int
+    reduces: int
+    expensive: bool
+    params: dict[int, Instruction]
+    emissions: dict[int, int] | None = None
+
+
+@dataclass
+class FusionFacts:
+    """BodyFacts per fused computation; the Fuser forgets a body when it changes it, so
+    a decision costs O(1) instead of a walk over the body per candidate pair."""
+
+    known: dict[int, BodyFacts] = field(default_factory=dict)
+
+    def of(self, fusion: Instruction) -> BodyFacts:
+        body: Computation = fusion.attrs["calls"]
+        facts = self.known.get(id(body))
+        if facts is None or facts.body is not body:
+            facts = self.known[id(body)] = _body_facts(fusion, body)
+        return facts
+
+    def forget(self, body: Computation) -> None:
+        self.known.pop(id(body), None)
+
+    def growable(self, ins: Instruction) -> bool:
+        """is_growable_fusion, remembered."""
+        return ins.opcode is O.FUSION and self.of(ins).growable
+
+    def hero_count(self, ins: Instruction, opcodes: frozenset[Opcode]) -> int:
+        """hero_count for {dot, convolution} or {reduce}, remembered."""
+        if ins.opcode is not O.FUSION:
+            return int(ins.opcode in opcodes)
+        facts = self.of(ins)
+        return facts.reduces if opcodes is _REDUCES else facts.dots
+
+    def expensive(self, ins: Instruction) -> bool:
+        """is_expensive, remembered for fusions."""
+        return self.of(ins).expensive if ins.opcode is O.FUSION else is_expensive(ins)
+
+    def parameter(self, fusion: Instruction, number: int) -> Instruction:
+        return self.of(fusion).params[number]
+
+    def emission_count(self, fusion: Instruction, number: int) -> int:
+        """emission_count of parameter `number`, one walk per body version."""
+        facts = self.of(fusion)
+        if facts.emissions is None:
+            facts.emissions = emission_counts(facts.body)
+        return facts.emissions.get(id(facts.params[number]), 0)
+
+    def fusible_consumer(self, ins: Instruction) -> bool:
+        """is_fusible_consumer, remembered for fusions."""
+        if ins.control_predecessors or ins.control_successors or has_side_effect(ins):
+            return False
+        if ins.opcode is O.FUSION:
+            return ins.attrs.get("kind") != "kCustom" and self.of(ins).growable
+        return is_loop_fusible(ins) and ins.operand_count > 0
+
+
+_DOTS = frozenset({O.DOT, O.CONVOLUTION})
+_REDUCES = frozenset({O.REDUCE})
+
+
+def _body_facts(fusion: Instruction, body: Computation) -> BodyFacts:
+    opcodes = [i.opcode for i in body.instructions]
+    return BodyFacts(
+        body,
+        growable=all(op in _GROWABLE for op in opcodes),
+        dots=sum(1 for op in opcodes if op in _DOTS),
+        reduces=sum(1 for op in opcodes if op in _REDUCES),
+        expensive=is_expensive(fusion),
+        params={i.parameter_number: i for i in body.instructions if i.opcode is O.PARAMETER},
+    )
+
+
 # -- the pass ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class InstructionFusionPass(Pass):
@@ -474,10 +564,12 @@ class InstructionFusionPass(Pass):
 
     def run(self, module: Module) -> bool:
         fuser = Fuser.of(module)
-        planner = _Planner(TARGET_RULES[self.target], self.may_duplicate, self.row_fusion)
+        planner = _Planner(TARGET_RULES[self.target], self.may_duplicate, self.row_fusion,
+                           fuser.facts)
         changed = False
-        for comp in sequential_computations(module):
-            changed |= _Run(fuser, planner, comp).all()
+        with side_effect_cache():
+            for comp in sequential_computations(module):
+                changed |= _Run(fuser, planner, comp).all()
         if changed:
             fuser.finish()
         return changed
@@ -490,6 +582,7 @@ class _Planner:
     rules: FusionRules
     may_duplicate: bool
     row_fusion: bool = True
+    facts: FusionFacts = field(default_factory=FusionFacts)
 
     def should_fuse(self, consumer: Instruction, number: int, unfusible: set[int]) -> str | None:
         producer = consumer.operand(number)
@@ -503,7 +596,7 @@ class _Planner:
             if reason:
                 return reason
         if (
-            is_expensive(producer)
+            self.facts.expensive(producer)
             and reuses_operand_elements(consumer, number)
             and not self._row_fusion(consumer, producer)
         ):
@@ -515,7 +608,7 @@ class _Planner:
         return self.rules.row_fusion and self.row_fusion and forms_row_fusion(consumer, producer)
 
     def _producer(self, producer: Instruction, consumer: Instruction) -> str | None:
-        if not is_fusible_consumer(consumer):
+        if not self.facts.fusible_consumer(consumer):
             return "consumer is not fusible"
         if (
             producer.control_predecessors
@@ -529,7 +622,7 @@ class _Planner:
                 return "non-scalar constants stay unfused"
             return None if consumer.opcode is O.FUSION else "no fusion of just a constant"
         if op is O.FUSION:
-            if not self.rules.merge_fusions or not is_growable_fusion(producer):
+            if not self.rules.merge_fusions or not self._growable(producer):
                 return "producer fusion is not mergeable"
             return "multi-output producer" if producer.shape.is_tuple else None
         if op in (O.DOT, O.CONVOLUTION):
@@ -543,21 +636,19 @@ class _Planner:
     ) -> str | None:
         """Hero rules: one dot/convolution with an elementwise epilogue; a few reduces;
         the operands of a dot or convolution stay parameters."""
-        dots = frozenset({O.DOT, O.CONVOLUTION})
-        consumer_dots = hero_count(consumer, dots)
-        producer_dots = hero_count(producer, dots)
-        if consumer_dots and (producer_dots or hero_count(producer, frozenset({O.REDUCE}))):
+        count = self.facts.hero_count
+        consumer_dots = count(consumer, _DOTS)
+        producer_dots = count(producer, _DOTS)
+        if consumer_dots and (producer_dots or count(producer, _REDUCES)):
             return "one hero per output fusion"
-        if consumer_dots and _feeds_hero(consumer, number):
+        if consumer_dots and _feeds_hero(self.facts.parameter(consumer, number)):
             return "operands of a dot or convolution stay parameters"
         if producer_dots and (
-            hero_count(consumer, frozenset({O.REDUCE}))
+            count(consumer, _REDUCES)
             or not _elementwise_epilogue(consumer, producer, number)
         ):
             return "a dot's epilogue must be elementwise"
-        reduces = hero_count(consumer, frozenset({O.REDUCE})) + hero_count(
-            producer, frozenset({O.REDUCE})
-        )
+        reduces = count(consumer, _REDUCES) + count(producer, _REDUCES)
         if reduces > self.rules.max_reductions:
             return "too many reductions in one fusion"
         return None
@@ -565,7 +656,7 @@ class _Planner:
     def _duplication(self, producer: Instruction, unfusible: set[int]) -> str | None:
         if producer.opcode is O.CONSTANT or is_always_duplicable(producer):
             return None
-        if producer.opcode in HERO_KIND or is_expensive(producer):
+        if producer.opcode in HERO_KIND or self.facts.expensive(producer):
             return "expensive producer would be duplicated"
         if producer.opcode is O.FUSION and not _cheap_to_recompute(producer):
             return "producer fusion would be duplicated"
@@ -589,10 +680,15 @@ class _Planner:
             and producer.opcode is not O.BROADCAST
             and producer.opcode is not O.CONSTANT
         ):
-            body = consumer.attrs["calls"]
-            if emission_count(body, body.parameter(number)) > self.rules.code_duplication:
+            if self.facts.emission_count(consumer, number) > self.rules.code_duplication:
                 return "code duplication too high"
         return None
+
+    def _growable(self, ins: Instruction) -> bool:
+        return ins.attrs.get("kind") != "kCustom" and self.facts.growable(ins)
+
+    def fusible_consumer(self, ins: Instruction) -> bool:
+        return self.facts.fusible_consumer(ins)
 
 
 #: Largest producer fusion that may be duplicated into several consumers.
@@ -649,8 +745,7 @@ def _size(ins: Instruction) -> int:
     return len(ins.attrs["calls"].instructions) if ins.opcode is O.FUSION else 1
 
 
-def _feeds_hero(fusion: Instruction, number: int) -> bool:
-    param = fusion.attrs["calls"].parameter(number)
+def _feeds_hero(param: Instruction) -> bool:
     return any(u.opcode in (O.DOT, O.CONVOLUTION) for u in param.users)
 
 
@@ -694,7 +789,7 @@ class _Run:
         unfusible = self._globally_unfusible()
         changed = False
         for consumer in reversed(list(self.comp.instructions)):
-            if consumer.parent is self.comp and is_fusible_consumer(consumer):
+            if consumer.parent is self.comp and self.planner.fusible_consumer(consumer):
                 changed |= self._absorb(consumer, unfusible)
         return changed
 
@@ -734,7 +829,7 @@ class _Run:
             read = sum(_elements(o.shape) for o in dict.fromkeys(producer.operands))
             if read <= _elements(producer.shape):
                 continue
-            if all(is_fusible_consumer(u) for u in users):
+            if all(self.planner.fusible_consumer(u) for u in users):
                 continue
             out.add(id(producer))
         return out

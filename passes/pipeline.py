@@ -99,17 +99,23 @@ class _Runner:
         return changed
 
     def one(self, p: Pass, module: Module) -> bool:
-        return run_pass(p, module, self.instruments, self.results)
+        # The fingerprint after one pass is the one before the next: instruments only read.
+        last = self.results[-1].fingerprint if self.results else None
+        return run_pass(p, module, self.instruments, self.results, before=last)
 
 
 def run_pass(p: Pass, module: Module, instruments: Sequence[Instrument] = (),
-             results: list[StepResult] | None = None) -> bool:
+             results: list[StepResult] | None = None, before: str | None = None) -> bool:
     """Apply one pass with instruments; returns whether the module changed. With
     instruments (the verifier, the change-report check, the debugger) that is decided by
     fingerprint, which is what counts; without, by the pass's own report (passes are
-    tested to report truthfully), which spares hashing the module twice per pass."""
+    tested to report truthfully), which spares hashing the module twice per pass.
+    `before` is the module's fingerprint when the caller knows it."""
     count_before = module.instruction_count
-    before = fingerprint(module) if instruments else ""
+    if not instruments:
+        before = ""
+    elif before is None:
+        before = fingerprint(module)
     t0 = time.perf_counter()
     reported = bool(p.run(module))
     seconds = time.perf_counter() - t0

@@ -10,7 +10,9 @@ before the instruction they serve (`Builder.anchor`), never at the end.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,7 +108,31 @@ def has_side_effect(ins: Instruction) -> bool:
 
 
 def computation_has_side_effect(comp: Computation) -> bool:
-    return any(has_side_effect(i) for i in comp.instructions)
+    """Does anything in `comp` (or what it calls) have a side effect? Inside
+    `side_effect_cache()` the answer is computed once per computation."""
+    cache: dict[int, tuple[Computation, bool]] | None = getattr(_SIDE_EFFECTS, "cache", None)
+    if cache is None:
+        return any(has_side_effect(i) for i in comp.instructions)
+    hit = cache.get(id(comp))
+    if hit is None or hit[0] is not comp:
+        hit = cache[id(comp)] = (comp, any(has_side_effect(i) for i in comp.instructions))
+    return hit[1]
+
+
+_SIDE_EFFECTS = threading.local()
+
+
+@contextmanager
+def side_effect_cache() -> Iterator[None]:
+    """Remember which computations have side effects while the block runs (passes that
+    ask once per candidate pair: fusion). Passes move side-effecting instructions but
+    never create or delete them, so an answer stays true for the block's duration."""
+    outer = getattr(_SIDE_EFFECTS, "cache", None)
+    _SIDE_EFFECTS.cache = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _SIDE_EFFECTS.cache = outer
 
 
 # -- names ---------------------------------------------------------------------------------

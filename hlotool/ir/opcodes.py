@@ -18,6 +18,9 @@ from hlotool.ir import shape_rules as R
 class Opcode(enum.Enum):
     """HLO opcodes, spelled as in HLO text."""
 
+    #: Identity hash in C (Enum's own hashes the name in Python: slow in hot dicts).
+    __hash__ = object.__hash__
+
     # -- elementwise unary ---------------------------------------------------------------
     ABS = "abs"
     ACOS = "acos"
@@ -168,6 +171,9 @@ class Opcode(enum.Enum):
 class Category(enum.Enum):
     """Opcode families, used by passes, the graph colours and statistics."""
 
+    #: Identity hash in C (Enum's own hashes the name in Python: slow in hot dicts).
+    __hash__ = object.__hash__
+
     ELEMENTWISE = "elementwise"
     CONVERSION = "conversion"
     LEAF = "leaf"
@@ -185,6 +191,9 @@ class Category(enum.Enum):
 
 class AttrKind(enum.Enum):
     """How an attribute value is written in text and held in the IR."""
+
+    #: Identity hash in C (Enum's own hashes the name in Python: slow in hot dicts).
+    __hash__ = object.__hash__
 
     BOOL = "bool"  # true|false -> bool
     INT = "int"  # INT -> int

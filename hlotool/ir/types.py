@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from functools import lru_cache
 
 import ml_dtypes
 import numpy as np
@@ -17,6 +18,9 @@ UNBOUNDED = -1
 
 class PrimitiveType(enum.Enum):
     """Every XLA element type, spelled as HLO text spells it."""
+
+    #: Identity hash in C (Enum's own hashes the name in Python: slow in hot dicts).
+    __hash__ = object.__hash__
 
     PRED = "pred"
     S1 = "s1"
@@ -377,8 +381,10 @@ class Shape:
 
 
 # -- shapes and layouts as HLO text (`f32[2,3]{1,0}`, `(s32[], f32[<=4])`) -----------------
+@lru_cache(maxsize=1 << 16)
 def shape_to_text(shape: Shape, print_layout: bool = True) -> str:
-    """XLA's ShapeUtil::HumanStringWithLayout (or HumanString without layouts)."""
+    """XLA's ShapeUtil::HumanStringWithLayout (or HumanString without layouts); memoized
+    (shapes are values, and a module has few distinct ones)."""
     et = shape.element_type
     if et is PrimitiveType.TUPLE:
         parts = []
