@@ -44,7 +44,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from hlotool import values_io
 
+    from hlotool.elided import refuse_elided_reads
+
     module = load(args)
+    refuse_elided_reads(module)
     target = resolve_target(args.target)
     if args.inputs:
         inputs = values_io.entry_arguments(module, values_io.load_npz(args.inputs))
