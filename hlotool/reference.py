@@ -1,5 +1,5 @@
 """Run a module on real XLA:CPU through jaxlib (the optional `jax` extra), as described
-in ../shared/docs/xla-reference.md. Private jaxlib APIs: pinned to jax 0.10.x."""
+with the jaxlib APIs checked on jax 0.10, 0.11 and 0.12 (private ones: the extra pins them)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from typing import Any
 
 from hlotool.diagnostics import HloError
 
-NEEDS = "--reference xla needs jax 0.10.x (pip install 'hlotool[jax]')"
+#: The jax versions whose private jaxlib APIs this module was checked with.
+SUPPORTED = ("0.10.", "0.11.", "0.12.")
+NEEDS = "--reference xla needs jax 0.10 to 0.12 (pip install 'hlotool[jax]')"
 
 
 def _jax() -> Any:
@@ -18,7 +20,7 @@ def _jax() -> Any:
         import jax
     except ImportError:
         raise HloError(NEEDS) from None
-    if not jax.__version__.startswith("0.10."):
+    if not jax.__version__.startswith(SUPPORTED):
         raise HloError(f"{NEEDS}; found jax {jax.__version__}")
     return jax
 

@@ -81,7 +81,7 @@ class _Keys:
         if commutative and ins.opcode in COMMUTATIVE_OPCODES:
             operands = tuple(sorted(operands))
         return (ins.opcode, ins.shape, operands, self._attrs(ins), ins.parameter_number,
-                ins.literal.fingerprint() if ins.literal is not None else None,
+                _literal_key(ins),
                 ins.sharding, ins.async_wrapped, ins.backend_config,
                 tuple(sorted(ins.frontend_attributes.items())))
 
@@ -107,8 +107,17 @@ class _Keys:
             for ins in comp.instructions:
                 parts.append((ins.opcode, ins.shape, tuple(index[id(o)] for o in ins.operands),
                               self._attrs(ins), ins.parameter_number,
-                              ins.literal.fingerprint() if ins.literal is not None else None))
+                              _literal_key(ins)))
             assert comp.root is not None
             key = (tuple(parts), index[id(comp.root)], comp.is_fusion_computation)
             self.computations[id(comp)] = key
         return key
+
+
+def _literal_key(ins: Instruction) -> Any:
+    """A constant's value as a key; elided constants (`{...}`) are unknown, so never equal."""
+    if ins.literal is None:
+        return None
+    if ins.literal.elided:
+        return ("elided", id(ins))
+    return ins.literal.fingerprint()

@@ -368,7 +368,8 @@ def splat_value(ins: Instruction) -> Any | None:
     equal or a broadcast of one (XLA's IsAll); None otherwise or when empty."""
     while ins.opcode is O.BROADCAST:
         ins = ins.operand(0)
-    if ins.opcode is not O.CONSTANT or ins.literal is None or ins.literal.array is None:
+    if (ins.opcode is not O.CONSTANT or ins.literal is None or ins.literal.array is None
+            or ins.literal.elided):
         return None
     arr = ins.literal.array
     if arr.size == 0:

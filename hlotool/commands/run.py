@@ -61,8 +61,11 @@ def run(args: argparse.Namespace) -> int:
     from hlotool import values_io
     from hlotool.safe_io import check_output
 
+    from hlotool.elided import refuse_elided_reads
+
     check_output(args.output, stdout_ok=False)
     module = load(args)
+    refuse_elided_reads(module)
     target = resolve_target(args.target)
     from hlotool.commands.run_devices import device_count, run_devices
 

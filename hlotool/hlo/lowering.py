@@ -44,6 +44,7 @@ from hlotool.ir.attributes import (
     WindowDimension,
 )
 from hlotool.ir.computation import Computation
+from hlotool.ir.compare_order import type_from_order
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.literal import LiteralError, literal_from_ast
 from hlotool.ir.module import EntryLayout, Module
@@ -328,6 +329,11 @@ class _Lowering:
                            f"operand{'s' if spec.min_operands != 1 else ''}, but has {len(operands)}")
         ins = Instruction(name="", opcode=opcode, shape=_PLACEHOLDER)
         self.attributes(ins, ast, scope)
+        if opcode is Opcode.COMPARE and "order" in ins.attrs and operands:
+            ctype = type_from_order(ins.attrs.pop("order"), operands[0].shape.element_type)
+            if ctype is not None:
+                ins.attrs.setdefault("type", ctype)
+            self.module.config.compare_spelling = "order"
         _check_operand_count_rules(ins, operands, opcode_tok)
         if opcode is Opcode.PARAMETER:
             n = int(ast.payload)

@@ -193,3 +193,6 @@ class ModuleConfig:
     allow_spmd_sharding_propagation_to_output: tuple[bool, ...] = ()
     frontend_attributes: dict[str, str] = field(default_factory=dict)
     origin_recovery_table: str = ""
+    #: How compares print their ordering: "type" (`type=TOTALORDER`, XLA up to jax 0.11)
+    #: or "order" (`order=TOTAL`, current XLA); a module keeps the spelling it was read in.
+    compare_spelling: str = "type"

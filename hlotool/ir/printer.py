@@ -26,6 +26,7 @@ from hlotool.ir.attributes import (
     Window,
 )
 from hlotool.ir.computation import Computation
+from hlotool.ir.compare_order import order_attrs, type_attrs
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.module import Module
 from hlotool.ir.opcodes import OPS, AttrKind, AttrSpec, Opcode
@@ -183,6 +184,9 @@ class _Printer:
         for spec in OPS[ins.opcode].attrs:
             if ins.async_wrapped and spec.key == "calls":
                 continue
+            if spec.key == "type" and ins.opcode is Opcode.COMPARE:
+                out.extend(_compare_ordering(ins))
+                continue
             if spec.key not in ins.attrs:
                 continue
             value = ins.attrs[spec.key]
@@ -225,6 +229,15 @@ def _opcode_text(ins: Instruction) -> str:
     if ins.async_wrapped:
         return ins.async_wrapped + ins.opcode.value[len("async"):]
     return ins.opcode.value
+
+
+def _compare_ordering(ins: Instruction) -> list[str]:
+    """`type=...` or `order=...`, in the spelling of the module the compare is in."""
+    ctype = ins.attrs.get("type")
+    module = ins.parent.parent if ins.parent is not None else None
+    if module is not None and module.config.compare_spelling == "order":
+        return order_attrs(ctype, ins.operand(0).shape.element_type)
+    return type_attrs(ctype)
 
 
 def _is_default(spec: AttrSpec, value: Any) -> bool:

@@ -19,6 +19,7 @@ import numpy as np
 from hlotool.interpreter.core import IMPLS, Evaluator, Unsupported, Value, _at
 from hlotool.interpreter.kernels import elementwise as ew
 from hlotool.diagnostics import HloError
+from hlotool.elided import elided_error, elided_reads
 from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.module import Module
@@ -133,6 +134,8 @@ class CpuExecutable(Executable, Evaluator):
     def __init__(self, module: Module, library: CodeLibrary | None,
                  plan: CompiledPlan) -> None:
         Evaluator.__init__(self, module)
+        #: Elided constants (`{...}`) the module reads: running it is refused.
+        self.elided = elided_reads(module)
         self.library = library
         self.skipped = plan.skipped
         self.counted = plan.counted
@@ -167,6 +170,8 @@ class CpuExecutable(Executable, Evaluator):
         return self._stats
 
     def run(self, args: Sequence[Any]) -> Any:
+        if self.elided:
+            raise elided_error(self.elided)
         # One arena and per-kernel scratch: calls from several threads take turns.
         with self._lock, np.errstate(all="ignore"):
             self._stats = ExecutionStats()

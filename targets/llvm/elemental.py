@@ -330,6 +330,10 @@ class ElementalEmitter:
         if u.is_narrow(t) and ctype != "TOTALORDER":
             a, c, t = self.widen(a, t), self.widen(c, t), P.F32
         if u.is_float(t) or u.is_narrow(t):
+            if ctype == "WEAKORDER":
+                a, c = self._weak_canonical(a), self._weak_canonical(c)
+                a, c = self._total_order_key(a, t), self._total_order_key(c, t)
+                return self.b.icmp_signed(_INT_CMP[direction], a, c)
             if ctype == "TOTALORDER":
                 a, c = self._total_order_key(a, t), self._total_order_key(c, t)
                 return self.b.icmp_signed(_INT_CMP[direction], a, c)
@@ -339,6 +343,14 @@ class ElementalEmitter:
         signed = ctype == "SIGNED" or (ctype is None and u.is_signed(t))
         cmp = self.b.icmp_signed if signed else self.b.icmp_unsigned
         return cmp(_INT_CMP[direction], a, c)
+
+    def _weak_canonical(self, x: ir.Value) -> ir.Value:
+        """The weak order's representative: -0 (and, flushed, denormals) as +0, NaNs as
+        +NaN, so that the total order of representatives is the weak order."""
+        zero = ir.Constant(x.type, 0.0)
+        x = self.b.select(self.b.fcmp_ordered("==", x, zero), zero, x)
+        return self.b.select(self.b.fcmp_unordered("uno", x, x),
+                             ir.Constant(x.type, float("nan")), x)
 
     def _total_order_key(self, x: ir.Value, t: PrimitiveType) -> ir.Value:
         ity = ir.IntType(_bits(t))

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from hlotool.elided import elided_error, is_read_elided
 from hlotool.interpreter.core import TOKEN, Evaluator, Unsupported, Value, impl
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.literal import Literal
@@ -33,6 +34,8 @@ def literal_value(lit: Literal) -> Value:
 def _constant(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
     if ins.literal is None:
         raise Unsupported(f"constant {ins.name} has no value")
+    if is_read_elided(ins):
+        raise elided_error([ins])
     return literal_value(ins.literal)
 
 

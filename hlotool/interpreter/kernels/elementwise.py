@@ -831,6 +831,14 @@ def total_order_key(x: np.ndarray) -> np.ndarray:
     return np.where(k < 0, k ^ np.array(np.iinfo(s).max, s), k)
 
 
+def weak_canonical(x: np.ndarray) -> np.ndarray:
+    """XLA's weak order as a total order: denormals flushed, -0 as +0, every NaN as +NaN
+    (all NaNs equal, above +inf)."""
+    x = flush_denormals(x)
+    x = np.where(x == 0, np.zeros((), x.dtype), x)
+    return np.where(np.isnan(x), np.array(np.nan, x.dtype), x)
+
+
 def compare_values(
     k: Kind, direction: str, ctype: str | None, a: np.ndarray, b: np.ndarray
 ) -> np.ndarray:
@@ -840,6 +848,8 @@ def compare_values(
         return _compare_complex(direction, flush_denormals(a), flush_denormals(b))
     if ctype == "TOTALORDER" and k.cls == "f":
         a, b = total_order_key(a), total_order_key(b)
+    elif ctype == "WEAKORDER" and k.cls == "f":
+        a, b = total_order_key(weak_canonical(a)), total_order_key(weak_canonical(b))
     elif k.cls == "f":
         a, b = flush_denormals(a), flush_denormals(b)
     elif (ctype, k.cls) in (("SIGNED", "u"), ("UNSIGNED", "i")):

@@ -138,7 +138,7 @@ def _key_compare(ins: Instruction) -> tuple[Instruction, bool, str] | None:
     if ins.opcode is not Opcode.COMPARE or ins.attrs.get("direction") not in ("LT", "GT"):
         return None
     lhs, rhs = ins.operands
-    if not _mirrors(lhs, rhs):
+    if not _mirrors(lhs, rhs) or _compare_type(ins) == "WEAKORDER":
         return None
     return lhs, ins.attrs["direction"] == "GT", _compare_type(ins)
 

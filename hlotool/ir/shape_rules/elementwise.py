@@ -257,7 +257,7 @@ def compare(ctx: ShapeContext) -> Shape:
         operand = ctx.operands[1]
         t = operand.element_type
         if t.is_float:
-            if ctype not in ("FLOAT", "TOTALORDER"):
+            if ctype not in ("FLOAT", "TOTALORDER", "WEAKORDER"):
                 raise _fail(
                     f"Expected comparison type FLOAT or TOTALORDER. actual: {ctype}; "
                     f"operand: {_hs(operand)}"
