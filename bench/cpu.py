@@ -424,8 +424,9 @@ def main(argv: list[str] | None = None) -> None:
 
     wanted = [w.strip().lower() for w in opts.cases.split(",") if w.strip()]
     selected = [c for c in cases() if not wanted or any(w in c.name.lower() for w in wanted)]
-    first, runtime = warm_up()
+    # Before hlotool's CPU target is imported: it runs OpenBLAS on one thread per call.
     bandwidth, flops = copy_bandwidth(), sgemm_flops()
+    first, runtime = warm_up()
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     title = (f"hlotool CPU (`hlotool run --bench {opts.runs}`) vs XLA:CPU (resident "
              f"arguments) — {when}; {opts.rounds} rounds; copy {bandwidth / 1e9:.1f} GB/s, "
