@@ -362,7 +362,7 @@ def build_llvm_module(name: str, plans: list[KernelPlan]) -> tuple[dict[Pipeline
             unit_declares = declares.setdefault(pipeline, {})
             unit_bodies = bodies.setdefault(pipeline, [])
             for line in text.replace(_PLACEHOLDER, plan.name).splitlines():
-                if line.startswith("declare "):
+                if line.startswith("declare ") or " = external global " in line:
                     unit_declares[line] = None
                 elif not line.startswith(("; ModuleID", "target ")):
                     unit_bodies.append(line)

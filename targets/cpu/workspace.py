@@ -39,3 +39,15 @@ class Workspace:
             out.append(self._raw[offset:offset + n].view(dtype).reshape(shape))
             offset += size
         return out
+
+
+def aligned_copy(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """A C-contiguous copy of `value` as `dtype` starting at a 64-byte boundary (its
+    pages touched by the copy)."""
+    dtype = np.dtype(dtype)
+    n = int(np.prod(value.shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(n + ALIGNMENT, np.uint8)
+    offset = (-raw.ctypes.data) % ALIGNMENT
+    out = raw[offset:offset + n].view(dtype).reshape(value.shape)
+    np.copyto(out, value, casting="unsafe")
+    return out

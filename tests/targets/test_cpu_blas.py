@@ -310,3 +310,46 @@ def test_output_fusion_is_a_dot_and_one_epilogue_kernel() -> None:
     assert ex.stats.fallback == 0
     assert_contraction_close(got, OUTPUT_FUSION, args, 96)
     assert np.array_equal(got == 0, want == 0) and (got == 0).any()
+
+
+#: Dots large enough to be split across the threads (`blas.splits`): by columns (rhs the
+#: larger operand), by rows (lhs larger), with transposed and packed operands, batched.
+SPLIT_CASES = [
+    ("256,512", "512,384", "256,384", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+    ("640,256", "256,100", "640,100", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+    ("256,640", "100,256", "640,100", "lhs_contracting_dims={0}, rhs_contracting_dims={1}"),
+    ("200,256", "300,256", "200,300", "lhs_contracting_dims={1}, rhs_contracting_dims={1}"),
+    ("4,128,96", "96,4,200", "4,128,200", "lhs_batch_dims={0}, rhs_batch_dims={1}, "
+     "lhs_contracting_dims={2}, rhs_contracting_dims={0}"),
+]
+
+
+@pytest.mark.skipif(not NATIVE, reason="needs numpy's OpenBLAS (the native dot path)")
+@pytest.mark.parametrize(("a", "b", "out", "dims"), SPLIT_CASES)
+def test_split_dots_stay_within_the_contraction_bound(a: str, b: str, out: str,
+                                                      dims: str) -> None:
+    """Split across threads (one part per thread, each a single-threaded gemm of its
+    columns or rows), a dot differs from the exact product by at most the forward
+    error bound of a K-term sum, |err| <= K * eps * (|A| @ |B|), for 1 or 2 threads."""
+    from hlotool.targets.cpu.kernels import parallel
+
+    text = DOT.format(t="f32", a=a, b=b, out=out, dims=dims)
+    (plan,) = plan_module(parse_hlo(text)).plans.values()
+    form = blas.plan_blas_dot(plan.roots[0], plan.tune)
+    assert form is not None and blas.splits(form)
+    x = RNG.standard_normal(_dims(a)).astype(np.float32)
+    y = RNG.standard_normal(_dims(b)).astype(np.float32)
+    ex = compile_module(parse_hlo(text), cache=False, autotune=False)
+    old = parallel.set_threads(2)
+    try:
+        two = ex.run([x, y])
+        parallel.set_threads(1)
+        one = ex.run([x, y])
+    finally:
+        parallel.set_threads(old)
+    wide = Evaluator(parse_hlo(DOT.format(t="f64", a=a, b=b, out=out, dims=dims)))
+    exact = wide.run([x.astype(np.float64), y.astype(np.float64)])
+    bound = form.k * float(np.finfo(np.float32).eps) * \
+        wide.run([np.abs(x).astype(np.float64), np.abs(y).astype(np.float64)])
+    for got in (one, two):
+        assert np.all(np.abs(np.asarray(got, np.float64) - exact) <= bound)

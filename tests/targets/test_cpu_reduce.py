@@ -262,3 +262,37 @@ def test_sum_of_a_parameter_takes_the_lean_pipeline() -> None:
 
     (plan,) = plan_module(parse_hlo(reduce_text((7, 1000), [1], "add"))).plans.values()
     assert plan.pipeline is Pipeline.LEAN
+
+
+#: Reduces whose first tree level folds LANES windows per vector (`lane_folded`): trailing
+#: reduced dims, the last one in whole windows of 32, LANES windows at a time; the other
+#: reduced dims' windows may be partial (100 -> padded windows of 32).
+LANE_SHAPES = [((1 << 15,), [0]), ((2048, 512), [0, 1]), ((4, 1024), [1]),
+               ((3, 100, 512), [1, 2]), ((7, 33, 1024), [1, 2]), ((2, 3, 40, 512), [2, 3])]
+
+
+@pytest.mark.parametrize(("shape", "dims"), LANE_SHAPES)
+@pytest.mark.parametrize("op", ["add", "multiply"])
+def test_vector_first_level_folds_each_window_in_order(shape: tuple[int, ...], dims: list[int],
+                                                       op: str) -> None:
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.kernels.reduce import lane_folded
+
+    text = reduce_text(shape, dims, op, init="1" if op == "multiply" else "0.5")
+    (plan,) = plan_module(parse_hlo(text)).plans.values()
+    assert lane_folded(plan)
+    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    if op == "multiply":
+        x = (1 + x * np.float32(0.001)).astype(np.float32)
+    check(text, x)
+
+
+def test_vector_first_level_f64_and_edge_values() -> None:
+    x = np.random.default_rng(6).standard_normal((3, 1024))
+    check(reduce_text(x.shape, [1], "add", "f64", init="0.25"), x)
+    y = np.tile(np.array([0.0, -0.0, 1e-40, -1e-40, 3e38, 3e38, 1.0, -1.0], np.float32), 64)
+    edges = np.stack([y, y[::-1], np.where(np.arange(512) == 77, np.nan, y),
+                      np.where(np.arange(512) == 300, np.inf, y)]).astype(np.float32)
+    check(reduce_text(edges.shape, [1], "add"), edges)
+    check(reduce_text(edges.shape, [0, 1], "add"), edges)

@@ -133,6 +133,18 @@ def test_arguments_of_other_dtypes_and_layouts_are_converted() -> None:
     assert_same(got, _reference(CHAIN, [x.astype(np.float32)]), ulps=4)
 
 
+def test_placed_arguments_are_aligned_copies_of_the_parameter_type() -> None:
+    x = np.asfortranarray(np.random.default_rng(4).standard_normal((256, 256)))
+    ex = _compile(CHAIN)
+    (placed,) = ex.place([x])
+    assert placed.dtype == np.float32 and placed.flags.c_contiguous
+    assert placed.ctypes.data % 64 == 0 and not np.shares_memory(placed, x)
+    np.testing.assert_array_equal(placed, x.astype(np.float32))
+    want = _reference(CHAIN, [x.astype(np.float32)])
+    for _ in range(2):
+        assert_same(ex.run([placed]), want, ulps=4)
+
+
 CUSTOM = """HloModule custom
 add {
   a = f32[] parameter(0)

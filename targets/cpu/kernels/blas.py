@@ -16,7 +16,9 @@ A dot kernel `void symbol(void **buffers)` takes buffers (lhs, rhs, out, scratch
    an operand read in place is scanned for denormals first (a vectorized loop) and, if
    it has any, copied flushed into scratch (XLA:CPU reads library inputs with DAZ);
 2. one `cblas_?gemm_batch_strided` call (tune batch="stacked") or one `cblas_?gemm` per
-   batch (batch="loop");
+   batch (batch="loop"); a large gemm is instead split across hlotool's threads, one
+   part per thread, each calling single-threaded OpenBLAS on its share of the columns
+   (or rows) of every batch, with FTZ/DAZ set (`_emit_split`; x86);
 3. denormals of the output are replaced by signed zeros.
 
 The denormal scan and flush loops are compiled once per process (`_helpers`, registered
@@ -55,6 +57,7 @@ _SYMBOLS = {"hlotool_sgemm": "scipy_cblas_sgemm64_", "hlotool_dgemm": "scipy_cbl
             "hlotool_sgemv": "scipy_cblas_sgemv64_", "hlotool_dgemv": "scipy_cblas_dgemv64_",
             "hlotool_sdot": "scipy_cblas_sdot64_", "hlotool_ddot": "scipy_cblas_ddot64_",
             "hlotool_sgemm_batch": "cblas_sgemm_batch_strided",
+
             "hlotool_dgemm_batch": "cblas_dgemm_batch_strided"}
 _PREFIX = {P.F32: "hlotool_s", P.F64: "hlotool_d"}
 #: OpenBLAS <= 0.3.31 built with DYNAMIC_ARCH (numpy's is) crashes in ?gemm_batch_strided
@@ -92,7 +95,19 @@ def _register() -> frozenset[str]:
     if not {"hlotool_sgemm", "hlotool_dgemm", "hlotool_sgemv", "hlotool_dgemv", "hlotool_sdot",
             "hlotool_ddot"} <= found:
         return frozenset()
+    single_threaded_blas(lib)
     return frozenset(found)
+
+
+def single_threaded_blas(lib: ctypes.CDLL) -> None:
+    """Run OpenBLAS on one thread per call from now on (in the whole process: numpy's
+    matmul too). hlotool splits large dots across its own threads (`_emit_split`), as
+    XLA:CPU runs library kernels on its own pool: OpenBLAS's threads, woken for every
+    call and spinning after it, stalled each dot on a busy machine (an MLP layer of
+    2.5 ms took 13-47 ms there) and took a core from the kernels that follow."""
+    setter = getattr(lib, "scipy_openblas_set_num_threads64_", None)
+    if setter is not None:
+        setter(1)
 
 
 _REGISTERED = _register()
@@ -465,8 +480,9 @@ def _declare(module: ir.Module, name: str, dtype: PrimitiveType, batched: bool) 
     return ir.Function(module, ir.FunctionType(ir.VoidType(), args), name=name)
 
 
-def emit_blas_dot(module: ir.Module, symbol: str, dot: BlasDot) -> None:
-    """Add `void symbol(void **buffers)` computing `dot` (buffers: lhs, rhs, out, scratch)."""
+def emit_blas_dot(module: ir.Module, symbol: str, dot: BlasDot, *, x86: bool = False) -> None:
+    """Add `void symbol(void **buffers)` computing `dot` (buffers: lhs, rhs, out, scratch);
+    a large gemm is split across the threads (`_emit_split`)."""
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR]), name=symbol)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     lhs, rhs, out, scratch = (b.load(b.gep(fn.args[0], [u.i64(k)], source_etype=u.PTR), typ=u.PTR)
@@ -484,6 +500,10 @@ def emit_blas_dot(module: ir.Module, symbol: str, dot: BlasDot) -> None:
         b.ret_void()
         return
     offsets = dot.scratch_offsets
+    if x86 and splits(dot):
+        _emit_split(b, f"{symbol}.part", dot, lhs, rhs, out, scratch, ety)
+        b.ret_void()
+        return
     a = _prepare(b, dot.lhs, lhs, b.gep(scratch, [u.i64(offsets[0])], source_etype=u.I8),
                  scan, flush, dot.dtype)
     c = _prepare(b, dot.rhs, rhs, b.gep(scratch, [u.i64(offsets[1])], source_etype=u.I8),
@@ -492,6 +512,102 @@ def emit_blas_dot(module: ir.Module, symbol: str, dot: BlasDot) -> None:
     with b.if_then(b.call(scan, [out, u.i64(total)])):
         b.call(flush, [out, out, u.i64(total)])
     b.ret_void()
+
+
+def splits(dot: BlasDot) -> bool:
+    """Whether a dot's gemm calls are split across the threads: a gemm with at least
+    two parts' worth of work (`parallel.max_parts`, counting FLOPs) whose halves stay
+    above OpenBLAS's small-matrix path."""
+    from hlotool.targets.cpu.kernels import parallel
+
+    flops = 2 * dot.nb * dot.m * dot.n * dot.k
+    return dot.routine == "gemm" and dot.m * dot.n * dot.k >= 2 * SMALL_MATRIX_MNK and \
+        parallel.max_parts(max(dot.m, dot.n), flops) > 1
+
+
+def _emit_split(b: ir.IRBuilder, name: str, dot: BlasDot, lhs: ir.Value, rhs: ir.Value, out: ir.Value,
+                scratch: ir.Value, ety: ir.Type) -> None:
+    """The gemm calls of `dot` on the threads, one part per thread (each a gemm of its
+    share of the columns of every batch, or of the rows when the lhs is the larger
+    operand, so that each part packs only its share of the larger one), with OpenBLAS
+    on one thread per call (`single_threaded_blas`). The
+    parts run with FTZ/DAZ set, as XLA:CPU's threads do, so denormal inputs read as zero
+    and results flush to zero without the scans of the one-call form. Packed operands
+    are packed first, on the calling thread."""
+    from hlotool.targets.cpu.kernels import parallel
+
+    offsets = dot.scratch_offsets
+    a = _pack_only(b, dot.lhs, lhs, b.gep(scratch, [u.i64(offsets[0])], source_etype=u.I8),
+                   dot.dtype)
+    c = _pack_only(b, dot.rhs, rhs, b.gep(scratch, [u.i64(offsets[1])], source_etype=u.I8),
+                   dot.dtype)
+    by_rows = dot.m * dot.k > dot.k * dot.n
+    part = _emit_split_part(b.module, name, dot, ety, by_rows)
+    threads = parallel.load_threads(b)
+    cap = u.i64(max(1, min(dot.m if by_rows else dot.n, parallel.MAX_THREADS)))
+    parts = b.select(b.icmp_signed("<", threads, cap), threads, cap)
+    args = b.alloca(u.PTR, size=u.i64(4))
+    for k, p in enumerate((a, c, out, b.inttoptr(parts, u.PTR))):
+        b.store(p, b.gep(args, [u.i64(k)], source_etype=u.PTR))
+    parallel.call_parallel_for(b, part, args, parts, parts)
+
+
+def _emit_split_part(module: ir.Module, name: str, dot: BlasDot, ety: ir.Type,
+                     by_rows: bool) -> ir.Function:
+    """`void part(void **(a, c, out, parts), i64 begin, i64 end)`: parts [begin, end)
+    of `parts` as one gemm per batch over their rows or columns."""
+    from hlotool.targets.cpu.kernels import parallel
+
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64]), name=name)
+    fn.linkage = "internal"
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    args, begin, end = fn.args
+    a, c, out, n_parts = (b.load(b.gep(args, [u.i64(k)], source_etype=u.PTR), typ=u.PTR)
+                          for k in range(4))
+    n_parts = b.ptrtoint(n_parts, u.I64)
+    size = dot.m if by_rows else dot.n
+    # Bounds on multiples of 16 (whole cache lines of f32 columns).
+    bound = lambda k: b.mul(b.udiv(b.add(b.udiv(b.mul(u.i64(size), k), n_parts), u.i64(8)),  # noqa: E731
+                                   u.i64(16)), u.i64(16))
+    lo, hi = bound(begin), b.select(b.icmp_signed(">=", end, n_parts), u.i64(size), bound(end))
+    hi = b.select(b.icmp_signed(">", hi, u.i64(size)), u.i64(size), hi)
+    count = b.sub(hi, lo)
+    prefix = _PREFIX[dot.dtype]
+    gemm = _declare(module, f"{prefix}gemm", dot.dtype, False)
+    one, zero = ir.Constant(ety, 1.0), ir.Constant(ety, 0.0)
+
+    def body() -> None:
+        with b.if_then(b.icmp_signed(">", count, u.i64(0))):
+            with u.for_range(b, dot.nb, name="batch") as i:
+                pa = b.gep(a, [b.mul(i, u.i64(dot.lhs.batch_stride))], source_etype=ety)
+                pc = b.gep(c, [b.mul(i, u.i64(dot.rhs.batch_stride))], source_etype=ety)
+                po = b.gep(out, [b.mul(i, u.i64(dot.m * dot.n))], source_etype=ety)
+                if by_rows:  # rows lo..hi of A (A's row r: r*lda, or column r when trans)
+                    step = 1 if dot.lhs.trans else dot.lhs.ld
+                    pa = b.gep(pa, [b.mul(lo, u.i64(step))], source_etype=ety)
+                    po = b.gep(po, [b.mul(lo, u.i64(max(1, dot.n)))], source_etype=ety)
+                    m, n = count, u.i64(dot.n)
+                else:  # columns lo..hi of B (B's column j: j, or row j*ldb when trans)
+                    step = dot.rhs.ld if dot.rhs.trans else 1
+                    pc = b.gep(pc, [b.mul(lo, u.i64(step))], source_etype=ety)
+                    po = b.gep(po, [lo], source_etype=ety)
+                    m, n = u.i64(dot.m), count
+                b.call(gemm, [ir.Constant(u.I32, ROW_MAJOR), _trans(dot.lhs), _trans(dot.rhs),
+                              m, n, u.i64(dot.k), one, pa, u.i64(dot.lhs.ld), pc,
+                              u.i64(dot.rhs.ld), zero, po, u.i64(max(1, dot.n))])
+
+    parallel.with_ftz(b, True, body)
+    b.ret_void()
+    return fn
+
+
+def _pack_only(b: ir.IRBuilder, op: Operand, src: ir.Value, area: ir.Value,
+               dtype: PrimitiveType) -> ir.Value:
+    """The pointer BLAS reads an operand from: packed into `area` or `src` itself."""
+    if op.pack:
+        _pack(b, op, src, area, dtype)
+        return area
+    return src
 
 
 def _prepare(b: ir.IRBuilder, op: Operand, src: ir.Value, area: ir.Value, scan: ir.Function,

@@ -85,7 +85,7 @@ class DotPlan:
         dot = blas.plan_blas_dot(self.roots[0], self.tune)
         if dot is None:
             raise RuntimeError("no BLAS library for a native dot")
-        blas.emit_blas_dot(module, symbol, dot)
+        blas.emit_blas_dot(module, symbol, dot, x86=x86)
 
     def make_thunk(self, ins: Instruction, library: Any, symbol: str) -> DotThunk:
         """A thunk calling the kernel `emit` put in the module's library."""

@@ -51,6 +51,8 @@ from hlotool.targets.llvm import irutils as u
 
 #: The runtime entry kernels call.
 PARALLEL_FOR = "hlotool_parallel_for"
+#: The thread count as kernels read it (`load_threads`).
+THREADS = "hlotool_threads"
 #: Most threads one kernel uses.
 MAX_THREADS = 256
 #: Work units (`kernel_work`) one part must have at least. Starting the threads of a
@@ -220,6 +222,7 @@ class _Runtime:
         self.engine.finalize_object()
         llvm.add_symbol(PARALLEL_FOR, self.engine.get_function_address(PARALLEL_FOR))
         address = self.engine.get_global_value_address("hlotool.threads")
+        llvm.add_symbol(THREADS, address)
         self.threads = ctypes.c_int64.from_address(address)
         # Never freed: a detached worker may still be leaving this code at exit.
         self.engine.detach()
@@ -331,14 +334,28 @@ def emit_entry(module: ir.Module, name: str, body: ir.Function, x86: bool, n: in
     b.ret_void()
 
 
-def call_parallel_for(b: ir.IRBuilder, part: ir.Function, args: ir.Value, n: int,
-                      parts: int) -> None:
+def load_threads(b: ir.IRBuilder) -> ir.Value:
+    """The thread count now (i64), for a kernel that cuts its work into exactly one
+    part per thread (a library call per part, each with a setup cost); 1 without the
+    runtime."""
+    if _RUNTIME is None:
+        return u.i64(1)
+    count = b.module.globals.get(THREADS)
+    if count is None:
+        count = ir.GlobalVariable(b.module, u.I64, name=THREADS)
+        count.linkage = "external"
+    return b.load(count, typ=u.I64)
+
+
+def call_parallel_for(b: ir.IRBuilder, part: ir.Function, args: ir.Value, n: int | ir.Value,
+                      parts: int | ir.Value) -> None:
     """`hlotool_parallel_for(part, args, n, parts)`: part(args, begin, end) over [0, n)
-    split into at most `parts` ranges run on the threads."""
+    split into at most `parts` ranges run on the threads (n and parts may be values
+    computed at run time)."""
     run = b.module.globals.get(PARALLEL_FOR) or ir.Function(
         b.module, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.I64, u.I64]),
         name=PARALLEL_FOR)
-    b.call(run, [part, args, u.i64(n), u.i64(parts)])
+    b.call(run, [part, args, *(u.i64(v) if isinstance(v, int) else v for v in (n, parts))])
 
 
 def _emit_part(fn: ir.Function, body: ir.Function, x86: bool, begin: ir.Value,
