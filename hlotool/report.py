@@ -92,3 +92,15 @@ def print_timing(report: dict[str, Any]) -> None:
     console = _console()
     console.print(f"timing on {report['target']}: {report['runs']} runs after one warm-up")
     console.print(_table("", ("", "time"), rows, flexible=""))
+
+
+def array_summary(a: Any) -> dict[str, Any]:
+    """Shape, dtype and min/max/mean of an output (JSON-friendly)."""
+    a = np.asarray(a)
+    out: dict[str, Any] = {"shape": list(a.shape), "dtype": str(a.dtype)}
+    numeric = a.dtype.kind in "biuf" or type(a.dtype).__module__.startswith("ml_dtypes")
+    if a.size and numeric:
+        f = a.astype(np.float64)
+        with np.errstate(all="ignore"):
+            out.update(min=float(np.nanmin(f)), max=float(np.nanmax(f)), mean=float(np.nanmean(f)))
+    return out

@@ -113,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
         if not all(d.ok for d in diffs):
             status = EXIT_MISMATCH
     if args.format == "json":
+        from hlotool.report import array_summary
+
         report["outputs"] = {k: array_summary(v) for k, v in outputs.items()}
         print(json.dumps(report, default=str))
     else:
@@ -236,17 +238,3 @@ def resolve_target(target: str) -> str:
     if target in ("interp", "cpu", "gpu"):
         return target
     raise UsageError(f"target {target} is not available yet (available: interp, cpu, gpu)")
-
-
-def array_summary(a: Any) -> dict[str, Any]:
-    """Shape, dtype and min/max/mean of an output (JSON-friendly)."""
-    import numpy as np
-
-    a = np.asarray(a)
-    out: dict[str, Any] = {"shape": list(a.shape), "dtype": str(a.dtype)}
-    numeric = a.dtype.kind in "biuf" or type(a.dtype).__module__.startswith("ml_dtypes")
-    if a.size and numeric:
-        f = a.astype(np.float64)
-        with np.errstate(all="ignore"):
-            out.update(min=float(np.nanmin(f)), max=float(np.nanmax(f)), mean=float(np.nanmean(f)))
-    return out

@@ -79,7 +79,7 @@ def _report(module: Module, args: argparse.Namespace, target: str, result: Any) 
         report["ok"] = all(d.ok for d in diffs)
         status = EXIT_OK if report["ok"] else EXIT_MISMATCH
     if args.format == "json":
-        from hlotool.commands.run import array_summary
+        from hlotool.report import array_summary
 
         report["outputs"] = {k: array_summary(v) for k, v in outputs.items()}
         print(json.dumps(report, default=str))

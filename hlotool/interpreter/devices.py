@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import numpy as np
+
 from hlotool.diagnostics import HloError
 from hlotool.ir.instruction import Instruction
 from hlotool.spmd.groups import Device, participants
@@ -116,5 +118,15 @@ class DeviceContext:
                 "(`hlotool run` does; from Python, hlotool.spmd.run.run_sharded)")
         n = self._counts.get(id(ins), 0)
         self._counts[id(ins)] = n + 1
-        return members, self.rendezvous.exchange((ins.name, id(ins), n), members, self.me, value)
+        # A copy: a compiled device's operand may be a view of an arena buffer that it
+        # reuses as soon as it moves on, while the others still read what it sent.
+        return members, self.rendezvous.exchange((ins.name, id(ins), n), members, self.me,
+                                                 _owned(value))
 
+
+
+def _owned(value: Any) -> Any:
+    """`value` with every array copied (lists and tuples kept as they are)."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_owned(v) for v in value)
+    return np.array(value, copy=True) if isinstance(value, np.ndarray) else value
