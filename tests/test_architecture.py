@@ -26,6 +26,9 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "the interpreter": ("hlotool.interpreter.",),
     # Screens are pushed by the app and push each other through it.
     "the debugger": ("hlotool.tui.",),
+    # The elemental emitter generates indexed reads (gather, dynamic-slice) through the
+    # indexing emitter, which computes their operands elementally.
+    "the elemental emitter": ("hlotool.targets.llvm.elemental", "hlotool.targets.llvm.indexing"),
     # The registry in targets/base.py names the CPU target, which implements its interface.
     "the CPU target": ("hlotool.targets.base", "hlotool.targets.cpu", "hlotool.targets.cpu."),
 }
