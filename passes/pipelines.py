@@ -1,4 +1,4 @@
-"""The named pass pipelines: `default`, `cpu`, `gpu` and `tpu`.
+"""The named pass pipelines: `default`, `cpu`, `gpu`, `tpu` and `spmd`.
 
 Each pipeline is data: steps `(pass spec, reason)` in the order XLA's compiler runs the
 corresponding passes, and fixed-point groups for XLA's `HloPassFix` simplification
@@ -18,6 +18,8 @@ needs a pass this build lacks fails with a PassError naming it.
 - tpu is the CPU shape with TPU fusion rules and multi-output fusion (the TPU
   compiler's pass list is not public); top-k runs as a sort.
 - default is target-independent: inline, simplify to a fixed point, fuse.
+- spmd partitions a module whose parameters carry shardings into XLA's per-device form
+  (num_partitions=N, collectives inserted); `hlotool run` then runs every device.
 """
 
 from __future__ import annotations
@@ -223,6 +225,15 @@ SPECS: dict[str, PipelineSpec] = {
             ("algebraic-simplify", "post-fusion layout-sensitive simplification"),
             ("tuple-simplifier", "forward the new tuple elements to their readers"),
             *_BACK_END,
+        ),
+    ),
+    "spmd": PipelineSpec(
+        "partition a module with sharding annotations into one program per device",
+        (
+            ("call-inliner", "the partitioner works on the entry computation's instructions"),
+            ("spmd-partitioner", "shardings flow from the parameters; collectives exchange "
+                                 "what each device's piece needs"),
+            ("dce", "drop the whole values resharding left unused"),
         ),
     ),
     "tpu": PipelineSpec(

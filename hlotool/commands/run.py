@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     target = resolve_target(args.target)
     from hlotool.commands.run_devices import device_count, run_devices
 
-    if device_count(module, args) > 1:
+    if device_count(module, args, before_passes=True) > 1:
         return run_devices(module, args, target)
     if args.inputs:
         inputs = values_io.entry_arguments(module, values_io.load_npz(args.inputs))
@@ -80,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
         from hlotool.commands.opt import apply_passes
 
         apply_passes(module, args.pipeline, args.passes)
+    if device_count(module, args) > 1:  # partitioned by the passes
+        return run_devices(module, args, target)
     if target in TARGET_PIPELINES and args.pipeline != target:
         from hlotool.commands.opt import apply_passes
 

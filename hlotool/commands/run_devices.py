@@ -16,16 +16,17 @@ if TYPE_CHECKING:
     from hlotool.ir.module import Module
 
 
-def device_count(module: Module, args: argparse.Namespace) -> int:
-    """How many devices the run uses: the module's, which --devices may only restate."""
+def device_count(module: Module, args: argparse.Namespace, before_passes: bool = False) -> int:
+    """How many devices the run uses: the module's, which --devices may only restate
+    (before the passes, a one-device module may still be partitioned by them)."""
     cfg = module.config
     count = cfg.replica_count * cfg.num_partitions
     asked = getattr(args, "devices", None)
-    if asked is not None and asked != count:
+    if asked is not None and asked != count and not (before_passes and count == 1):
         raise UsageError(
             f"--devices {asked}: {module.name} is written for {count} device(s) "
             f"(replica_count={cfg.replica_count} x num_partitions={cfg.num_partitions}); "
-            "partitioning a module for other device counts needs the spmd pipeline")
+            "a module with sharding annotations is partitioned by --passes spmd-partitioner")
     return count
 
 

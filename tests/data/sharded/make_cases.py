@@ -46,6 +46,7 @@ def save(name: str, fn, args: list[np.ndarray], in_shardings, devices: int, **ji
     outs = jax.tree_util.tree_leaves(f(*args))
     np.savez(case / "inputs.npz", **{f"arg{i}": a for i, a in enumerate(args)})
     np.savez(case / "expected.npz", **{f"out{i}": expected(o) for i, o in enumerate(outs)})
+    np.savez(case / "expected_global.npz", **{f"out{i}": np.asarray(o) for i, o in enumerate(outs)})
     (case / "case.json").write_text(json.dumps(
         {"devices": devices, "tolerance": {"rtol": 1e-5, "atol": 1e-5}}, indent=1) + "\n")
     print(name, [o.shape for o in outs], file=sys.stderr)
