@@ -22,6 +22,7 @@ the result on global arrays gives global outputs.
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -50,9 +51,21 @@ _IDENTITIES: dict[Opcode, Any] = {O.ADD: 0, O.MAXIMUM: -np.inf, O.MINIMUM: np.in
                                   O.MULTIPLY: 1, O.AND: True, O.OR: False}
 
 
+#: The custom-calls JAX's shard_map leaves before XLA's passes (Shardy export).
+_SHARD_MAP = frozenset({"xla.sdy.GlobalToLocalShape", "xla.sdy.LocalToGlobalShape"})
+
+
+def module_meshes(module: Module) -> dict[str, Any]:
+    """The Shardy meshes in the module's `xla.sdy.meshes` attribute."""
+    from hlotool.spmd.shardy import parse_meshes
+
+    return parse_meshes(module.config.frontend_attributes.get("xla.sdy.meshes", ""))
+
+
 def device_count(module: Module) -> int:
-    """Partitions the entry's parameter shardings name (1 when none is tiled)."""
-    count = 1
+    """Partitions the module's shardings name: its Shardy meshes' sizes and its entry
+    parameters' tile assignments (1 when nothing is sharded)."""
+    count = max((m.size for m in module_meshes(module).values()), default=1)
     for p in module.entry.parameters:
         if p.sharding is not None:
             for leaf in parse_sharding(p.sharding.text).leaves:
@@ -81,10 +94,14 @@ class SpmdPartitionerPass(Pass):
 
 @dataclass
 class _Value:
-    """An instruction of the new entry and where its pieces live."""
+    """An instruction of the new entry and where its pieces live: `placement` for an
+    array, `leaves` (one _Value per element) for a tuple; `manual` for the values of a
+    shard_map body, which are each device's own and take no resharding."""
 
     ins: Instruction
-    placement: Placement | None  # None: a tuple or token, held whole by every device
+    placement: Placement | None  # None: a token or tuple, or a manual value
+    leaves: tuple[_Value, ...] = ()
+    manual: bool = False
 
 
 class _Partitioner:
@@ -100,6 +117,7 @@ class _Partitioner:
                                 for i in c.instructions), default=0)
         self._offsets: dict[tuple[int, int, int], Instruction] = {}
         self._partition_id: Instruction | None = None
+        self.meshes = module_meshes(module)
 
     def run(self) -> None:
         # The new entry takes the old one's names (the old one is dropped).
@@ -125,6 +143,14 @@ class _Partitioner:
             return self._parameter(ins)
         if not ins.operands:
             return self._whole(ins, [])
+        if ins.opcode is O.CUSTOM_CALL and ins.attrs.get("custom_call_target") in _SHARD_MAP:
+            return self._shard_map_edge(ins)
+        if any(self.values[id(o)].manual for o in ins.operands):
+            return self._as_is(ins)
+        if ins.opcode is O.GET_TUPLE_ELEMENT:
+            value = self.values[id(ins.operand(0))]
+            if value.leaves:
+                return value.leaves[ins.attrs["index"]]
         if ins.opcode in ELEMENTWISE and ins.shape.is_array:
             return self._elementwise(ins)
         rule = {O.BROADCAST: self._broadcast, O.TRANSPOSE: self._transpose, O.DOT: self._dot,
@@ -235,11 +261,62 @@ class _Partitioner:
         return self._all_reduce(out, split, reducer)
 
     def _tuple(self, ins: Instruction) -> _Value | None:
-        if not ins.is_root:
-            return None
+        return self._tuple_of([self.values[id(o)] for o in ins.operands], ins)
+
+    def _tuple_of(self, parts: list[_Value], like: Instruction | None = None) -> _Value:
+        operands = [v.ins for v in parts]
+        if like is not None:
+            copy = clone_instruction(like, operands)
+            copy.name = self.names.fresh(like.name)
+            copy.sharding = None
+        else:
+            copy = Instruction(self.names.fresh("tuple"), O.TUPLE, Shape.tuple_of([]))
+            copy.set_operands(operands)
+        copy.shape = Shape.tuple_of([o.shape for o in operands])
+        return _Value(self.b.place(copy), None, tuple(parts))
+
+    # -- shard_map: manual regions between GlobalToLocalShape and LocalToGlobalShape ------
+    def _shard_map_edge(self, ins: Instruction) -> _Value:
+        """GlobalToLocalShape cuts its operands as `xla.sdy.in_shardings` says; inside,
+        values are each device's own (manual); LocalToGlobalShape gives them the places
+        `xla.sdy.out_shardings` says."""
+        from hlotool.spmd.shardy import parse_sharding_per_value
+
+        entering = ins.attrs.get("custom_call_target") == "xla.sdy.GlobalToLocalShape"
+        key = "xla.sdy.in_shardings" if entering else "xla.sdy.out_shardings"
+        self._check_fully_manual(ins)
+        ranks = [o.shape.rank for o in ins.operands]
+        placements = parse_sharding_per_value(ins.frontend_attributes.get(key, ""),
+                                              self.meshes, ranks)
+        if entering:
+            parts = [_Value(self.reshard(o, p), None, manual=True)
+                     for o, p in zip(ins.operands, placements, strict=True)]
+        else:
+            parts = [_Value(self.values[id(o)].ins, p)
+                     for o, p in zip(ins.operands, placements, strict=True)]
+        if not ins.shape.is_tuple:
+            return parts[0]
+        value = self._tuple_of(parts)
+        value.manual = entering
+        return value
+
+    def _check_fully_manual(self, ins: Instruction) -> None:
+        text = ins.frontend_attributes.get("xla.sdy.manual_axes", "")
+        manual = set(re.findall(r'"([^"]+)"', text.replace('\\"', '"')))
+        axes = {a for m in self.meshes.values() for a, _ in m.axes}
+        if manual and manual != axes:
+            raise HloError(f"{ins.name}: a shard_map manual over {sorted(manual)} of the mesh "
+                           f"axes {sorted(axes)} (partly automatic) is not supported yet")
+
+    def _as_is(self, ins: Instruction) -> _Value:
+        """An instruction on manual values: each device runs it on its own."""
         copy = clone_instruction(ins, [self.values[id(o)].ins for o in ins.operands])
-        copy.shape = Shape.tuple_of([o.shape for o in copy.operands])
-        return self._place(copy, None)
+        copy.name = self.names.fresh(ins.name)
+        copy.sharding = None
+        value = _Value(self.b.place(copy), None, manual=True)
+        if ins.shape.is_tuple:
+            value.leaves = tuple(_Value(copy, None, manual=True) for _ in ins.shape.tuple_shapes)
+        return value
 
     # -- building blocks ------------------------------------------------------------------
     def _local(self, ins: Instruction, operands: list[Instruction],
@@ -280,14 +357,24 @@ class _Partitioner:
         return _Value(ins, value.placement)
 
     def replicated(self, operand: Instruction) -> Instruction:
-        value = self.values[id(operand)]
+        return self._whole_value(self.values[id(operand)], operand.shape)
+
+    def _whole_value(self, value: _Value, shape: Shape) -> Instruction:
+        """Every device holding all of `value` (tuples element by element)."""
+        if value.leaves and any(leaf.placement is not None and not leaf.placement.is_replicated
+                                for leaf in value.leaves):
+            parts = [self._whole_value(leaf, s) for leaf, s in zip(value.leaves,
+                                                                  shape.tuple_shapes, strict=True)]
+            return self._tuple_of([_Value(p, None) for p in parts]).ins
         if value.placement is None or value.placement.is_replicated:
             return value.ins
-        return self.reshard(operand, Placement.replicated(operand.shape.rank, self.devices))
+        return self._reshard_value(value, Placement.replicated(shape.rank, self.devices))
 
     def reshard(self, operand: Instruction, target: Placement) -> Instruction:
         """`operand`'s pieces as `target` places them: gather, then cut."""
-        value = self.values[id(operand)]
+        return self._reshard_value(self.values[id(operand)], target)
+
+    def _reshard_value(self, value: _Value, target: Placement) -> Instruction:
         src = value.placement
         assert src is not None
         if src == target:
@@ -339,8 +426,11 @@ class _Partitioner:
         return self.channel - 1
 
     def _root_sharding(self, root: Instruction, result: _Value) -> str:
-        if root.opcode is O.TUPLE and result.placement is None and root.is_root:
-            parts = [self.values[id(o)].placement for o in root.operands]
+        if result.manual:
+            raise HloError(f"{root.name}: the result is still inside a shard_map (no "
+                           "xla.sdy.LocalToGlobalShape gives it a sharding)")
+        if result.leaves:
+            parts = [leaf.placement for leaf in result.leaves]
             if all(p is None or p.is_replicated for p in parts):
                 return ""
             return ", ".join("{" + (p.text() if p is not None else "replicated") + "}"

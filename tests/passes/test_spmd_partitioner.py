@@ -120,10 +120,12 @@ ENTRY e {
 }""")
 
 
-@pytest.mark.parametrize("case", ["dp_mlp", "tp_mlp", "mesh2d_matmul", "dp_tp_mlp_8"])
+@pytest.mark.parametrize("case", ["dp_mlp", "tp_mlp", "mesh2d_matmul", "dp_tp_mlp_8",
+                                  "shard_map_2", "shard_map_collectives"])
 def test_jax_modules_partition_to_jax_outputs(case: str) -> None:
-    """JAX's pre-optimization modules, partitioned by hlotool and run on every device,
-    give JAX's global outputs; the spmd pipeline verifies after every pass."""
+    """JAX's pre-optimization modules (sharded jit parameters, or shard_map regions with
+    their Shardy in/out shardings), partitioned by hlotool and run on every device, give
+    JAX's global outputs; the spmd pipeline verifies after every pass."""
     folder = SHARDED / case
     module = parse_hlo((folder / "module.hlo").read_text())
     PIPELINES["spmd"].run(module, [verify_after_each, check_change_report])
@@ -131,3 +133,18 @@ def test_jax_modules_partition_to_jax_outputs(case: str) -> None:
     want = values_io.load_npz(folder / "expected_global.npz")
     for i, out in enumerate(got.outputs):
         np.testing.assert_allclose(out, want[f"out{i}"], rtol=1e-5, atol=1e-5)
+
+
+def test_shardy_meshes_and_axis_lists() -> None:
+    from hlotool.spmd.shardy import parse_meshes, parse_sharding_per_value
+
+    meshes = parse_meshes('{mesh = #sdy.mesh<["data"=2, "model"=4]>, '
+                          'flip = #sdy.mesh<["x"=2], device_ids=[1,0]>}')
+    assert meshes["mesh"].size == 8 and meshes["flip"].device_ids == (1, 0)
+    model, both = parse_sharding_per_value(
+        '#sdy.sharding_per_value<[<@mesh, [{"model"}, {}]>, <@mesh, [{"data", "model"}]>]>',
+        meshes, [2, 1])
+    assert model.tiles == (4, 1) and model.coords[5] == (1, 0)
+    assert both.tiles == (8,) and [c[0] for c in both.coords] == list(range(8))
+    (flipped,) = parse_sharding_per_value('#sdy.sharding<@flip, [{"x"}]>', meshes, [1])
+    assert flipped.coords == ((1,), (0,))
