@@ -67,8 +67,9 @@ def run(args: argparse.Namespace) -> int:
     module = load(args)
     refuse_elided_reads(module)
     target = resolve_target(args.target)
-    from hlotool.commands.run_devices import device_count, run_devices
+    from hlotool.commands.run_devices import device_count, partition_shard_maps, run_devices
 
+    partition_shard_maps(module)
     if device_count(module, args, before_passes=True) > 1:
         return run_devices(module, args, target)
     if args.inputs:

@@ -30,6 +30,20 @@ def device_count(module: Module, args: argparse.Namespace, before_passes: bool =
     return count
 
 
+def partition_shard_maps(module: Module) -> None:
+    """A module with shard_map regions (before XLA's passes) has per-device code that
+    only its devices can run: partition it first (the spmd pipeline), saying so."""
+    targets = {i.attrs.get("custom_call_target") for c in module.computations
+               for i in c.instructions if i.opcode.value == "custom-call"}
+    if "xla.sdy.GlobalToLocalShape" not in targets:
+        return
+    from hlotool.commands.opt import apply_passes
+
+    print(f"hlotool: {module.name} has shard_map regions: partitioned by the spmd pipeline",
+          file=sys.stderr)
+    apply_passes(module, "spmd", None, verify_each=False)
+
+
 def run_devices(module: Module, args: argparse.Namespace, target: str) -> int:
     from hlotool import values_io
     from hlotool.spmd.run import random_global_arguments, run_sharded

@@ -75,3 +75,13 @@ def test_random_global_inputs_run(capsys: pytest.CaptureFixture[str]) -> None:
                  "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert report["devices"] == 4 and report["outputs"]["out0"]["shape"] == [16, 8]
+
+
+def test_shard_map_modules_run_partitioned(capsys: pytest.CaptureFixture[str]) -> None:
+    """A shard_map dumped before XLA's passes is partitioned on the way (its regions are
+    per-device code) and gives JAX's global outputs."""
+    folder = SHARDED / "shard_map_collectives"
+    assert main(["run", str(folder / "module.hlo"), "--target", "interp", "--inputs",
+                 str(folder / "inputs.npz"), "--expect", str(folder / "expected_global.npz"),
+                 "--atol", "1e-5"]) == 0
+    assert "partitioned by the spmd pipeline" in capsys.readouterr().err

@@ -43,6 +43,7 @@ def save(name: str, fn, args: list[np.ndarray], in_shardings, devices: int, **ji
     lowered = f.lower(*args)
     (case / "module.hlo").write_text(lowered.as_text(dialect="hlo"))
     (case / "module.opt.hlo").write_text(lowered.compile().as_text())
+    (case / "module.stablehlo.mlir").write_text(lowered.as_text())
     outs = jax.tree_util.tree_leaves(f(*args))
     np.savez(case / "inputs.npz", **{f"arg{i}": a for i, a in enumerate(args)})
     np.savez(case / "expected.npz", **{f"out{i}": expected(o) for i, o in enumerate(outs)})
