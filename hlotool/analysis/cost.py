@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hlotool.analysis.liveness import array_bytes, control_flow_callees, sequential_computations
@@ -66,16 +67,20 @@ class Cost:
     flops: float = 0.0
     transcendentals: float = 0.0
     bytes_accessed: float = 0.0
+    #: Bytes one device sends to the others (collectives; ring algorithms).
+    bytes_sent: float = 0.0
 
     def __add__(self, other: Cost) -> Cost:
         return Cost(
             self.flops + other.flops,
             self.transcendentals + other.transcendentals,
             self.bytes_accessed + other.bytes_accessed,
+            self.bytes_sent + other.bytes_sent,
         )
 
     def scaled(self, k: float) -> Cost:
-        return Cost(self.flops * k, self.transcendentals * k, self.bytes_accessed * k)
+        return Cost(self.flops * k, self.transcendentals * k, self.bytes_accessed * k,
+                    self.bytes_sent * k)
 
     def compute_only(self) -> Cost:
         return Cost(self.flops, self.transcendentals, 0.0)
@@ -85,6 +90,7 @@ class Cost:
             "flops": self.flops,
             "transcendentals": self.transcendentals,
             "bytes_accessed": self.bytes_accessed,
+            "bytes_sent": self.bytes_sent,
         }
 
 
@@ -205,7 +211,40 @@ def instruction_cost(ins: Instruction) -> Cost:
         )
     if op is O.CALL:
         return computation_cost(ins.attrs["to_apply"])
-    return Cost(_flops(ins), _transcendentals(ins), _bytes(ins))
+    return Cost(_flops(ins), _transcendentals(ins), _bytes(ins), bytes_sent(ins))
+
+
+#: What fraction of its data a member of a group of g sends, by collective (ring
+#: all-reduce: reduce-scatter then all-gather; the others one pass around the ring).
+_SENT: dict[O, Callable[[int], float]] = {
+    O.ALL_REDUCE: lambda g: 2 * (g - 1) / g, O.ALL_REDUCE_START: lambda g: 2 * (g - 1) / g,
+    O.ALL_GATHER: lambda g: (g - 1) / g, O.ALL_GATHER_START: lambda g: (g - 1) / g,
+    O.REDUCE_SCATTER: lambda g: (g - 1) / g, O.ALL_TO_ALL: lambda g: (g - 1) / g,
+    O.COLLECTIVE_PERMUTE: lambda g: 1.0, O.COLLECTIVE_PERMUTE_START: lambda g: 1.0,
+    O.COLLECTIVE_BROADCAST: lambda g: 1.0,
+}
+
+
+def bytes_sent(ins: Instruction) -> float:
+    """Bytes one device of `ins`'s group sends (0 for everything but collectives):
+    all-reduce 2(g-1)/g of its operand, all-gather (g-1)/g of its result, reduce-scatter
+    and all-to-all (g-1)/g of their operands, permutes and broadcasts their operand."""
+    share = _SENT.get(ins.opcode)
+    if share is None:
+        return 0.0
+    from hlotool.spmd.groups import participants
+
+    cfg = ins.parent.parent.config if ins.parent is not None and ins.parent.parent else None
+    replicas, partitions = (cfg.replica_count, cfg.num_partitions) if cfg else (1, 1)
+    g = len(participants(ins, (0, 0), replicas, partitions))
+    if ins.opcode in (O.COLLECTIVE_PERMUTE, O.COLLECTIVE_PERMUTE_START):
+        g = 2 if ins.attrs.get("source_target_pairs") else 1
+    if g <= 1:
+        return 0.0
+    data = ins.shape if ins.opcode in (O.ALL_GATHER, O.ALL_GATHER_START) else None
+    size = array_bytes(data) if data is not None and data.is_array else sum(
+        array_bytes(o.shape) for o in ins.operands if o.shape.is_array)
+    return share(g) * size
 
 
 def trip_count(loop: Instruction) -> int:

@@ -45,7 +45,28 @@ def run(args: argparse.Namespace) -> int:
         print(analysis.to_json())
     else:
         print_table(module.name, analysis, rows)
+        print_collectives(analysis)
     return EXIT_OK
+
+
+def print_collectives(analysis: CostAnalysis) -> None:
+    """The bytes each device sends per collective, when the module has any."""
+    rows = [r for r in analysis.rows if r.cost.bytes_sent]
+    if not rows:
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="collectives: bytes each device sends (ring algorithms)",
+                  title_justify="left")
+    for column in ("instruction", "opcode", "bytes sent"):
+        table.add_column(column, justify="right" if column == "bytes sent" else "left")
+    for r in rows:
+        table.add_row(r.name, r.opcode + (f" x{r.trips}" if r.trips > 1 else ""),
+                      _n(r.cost.bytes_sent))
+    table.add_section()
+    table.add_row("total", "", _n(analysis.total.bytes_sent), style="bold")
+    Console(highlight=False).print(table)
 
 
 def sorted_rows(rows: list[Row], key: str) -> list[Row]:

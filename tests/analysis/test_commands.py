@@ -79,7 +79,7 @@ def test_passes_lists_passes_and_pipelines(capsys: pytest.CaptureFixture[str]) -
     assert command("passes", "--format", "json") == 0
     data = json.loads(capsys.readouterr().out)
     assert {"instruction-fusion", "layout-assignment", "memory-scheduler"} <= set(data["passes"])
-    assert list(data["pipelines"]) == ["default", "cpu", "gpu", "tpu"]
+    assert list(data["pipelines"]) == ["default", "cpu", "gpu", "spmd", "tpu"]
     assert command("passes", "cpu") == 0
     assert "layout-assignment" in capsys.readouterr().out
     with pytest.raises(UsageError):

@@ -84,3 +84,19 @@ def test_dot_flops_match_xla() -> None:
     xla = xla[0] if isinstance(xla, list) else xla
     ours = analyze(parse_hlo(lowered.compiler_ir("hlo").as_hlo_text())).total
     assert ours.flops == xla["flops"] == 2 * 64 * 32 * 16
+
+
+def test_bytes_each_device_sends_per_collective() -> None:
+    """Ring algorithms over the group of 4: all-reduce 2(g-1)/g of its operand, all-gather
+    (g-1)/g of its result, reduce-scatter and all-to-all (g-1)/g of their operands,
+    collective-permute its operand."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "data" / "sharded" / "shard_map_collectives"
+            / "module.opt.hlo").read_text()
+    rows = {r.opcode: r.cost.bytes_sent for r in analyze(parse_hlo(text)).rows
+            if r.cost.bytes_sent}
+    operand = 4 * 8 * 4  # f32[4,8] per device
+    assert rows == {"all-reduce": 2 * 3 / 4 * operand, "reduce-scatter": 3 / 4 * operand,
+                    "collective-permute": operand, "all-gather": 3 / 4 * 4 * operand,
+                    "all-to-all": 3 / 4 * operand}
