@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hlotool.check_dialect.compare import Outcome, compare
+from hlotool.check_dialect import parallel  # noqa: F401  (registers interpreter.run_parallel)
 from hlotool.check_dialect.ops import COLLECTOR, CheckSpec, Collector, RecordingEvaluator
 from hlotool.diagnostics import HloError
 from hlotool.stablehlo import lower_stablehlo

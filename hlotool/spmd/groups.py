@@ -18,6 +18,10 @@ from hlotool.ir.opcodes import Opcode as O
 Device = tuple[int, int]  # (replica id, partition id)
 
 
+class NotInGroup(HloError):
+    """The device is in none of the collective's replica groups."""
+
+
 class GroupMode(enum.Enum):
     """What the ids in replica_groups mean (XLA's GetCollectiveOpGroupMode)."""
 
@@ -47,7 +51,7 @@ def id_groups(groups: ReplicaGroups | None, count: int) -> list[list[int]]:
     if groups is None or (not groups.groups and not groups.iota_text):
         return [list(range(count))]
     if groups.groups:
-        return [list(g) for g in groups.groups]
+        return [[i for i in g if i >= 0] for g in groups.groups]  # -1 pads ragged groups
     return _expand_text(groups.iota_text)
 
 
@@ -102,5 +106,5 @@ def participants(ins: Instruction, device: Device, replicas: int,
         for g in id_groups(groups, replicas):
             if replica in g:
                 return [(r, p) for p in range(partitions) for r in g]
-    raise HloError(f"{ins.name}: device (replica {replica}, partition {partition}) is in no "
-                   f"replica group of {ins.opcode.value}")
+    raise NotInGroup(f"{ins.name}: device (replica {replica}, partition {partition}) is in "
+                     f"no replica group of {ins.opcode.value}")

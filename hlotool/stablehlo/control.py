@@ -342,11 +342,44 @@ def _reduce_scatter(ctx: OpCtx) -> Results:
 @op("stablehlo.all_to_all")
 def _all_to_all(ctx: OpCtx) -> Results:
     split = ctx.need("split_dimension", get_int)
-    if ctx.need("concat_dimension", get_int) != split:
-        raise ctx.error("all_to_all with split_dimension != concat_dimension is not supported")
+    concat = ctx.need("concat_dimension", get_int)
     attrs = {**_collective_attrs(ctx), "dimensions": (split,)}
+    if concat != split:
+        return _all_to_all_moving(ctx, attrs, split, concat)
     shape = single_or_tuple(ctx.result_shapes())
     return results_of(ctx, ctx.emit(O.ALL_TO_ALL, shape, ctx.operands, attrs))
+
+
+def _all_to_all_moving(ctx: OpCtx, attrs: dict[str, Any], split: int,
+                       concat: int) -> Results:
+    """Split along one dim, concatenate along another, as XLA lowers it: each operand's
+    split dim cut into [count, rest] and its count moved to the front, one all-to-all
+    over that dim, then the received chunks moved before `concat` and merged into it."""
+    count = ctx.need("split_count", get_int)
+    moved_operands, back_shapes = [], []
+    for x in ctx.operands:
+        dims, t = list(x.shape.dimensions), x.shape.element_type
+        if count <= 0 or dims[split] % count:
+            raise ctx.error(f"split_count {count} does not divide dimension {split} "
+                            f"({dims[split]})")
+        cut = dims[:split] + [count, dims[split] // count] + dims[split + 1:]
+        front = [split] + [d for d in range(len(cut)) if d != split]
+        y = ctx.emit(O.RESHAPE, Shape.array(t, tuple(cut)), [x])
+        moved_operands.append(ctx.emit(O.TRANSPOSE, Shape.array(t, tuple(cut[d] for d in front)),
+                                       [y], {"dimensions": tuple(front)}))
+        back_shapes.append(moved_operands[-1].shape)
+    shape = single_or_tuple(back_shapes)
+    exchanged = ctx.emit(O.ALL_TO_ALL, shape, moved_operands, {**attrs, "dimensions": (0,)})
+    parts = [exchanged] if len(moved_operands) == 1 else ctx.gtes(exchanged)
+    out = []
+    for y, want in zip(parts, ctx.result_shapes(), strict=True):
+        rank = y.shape.rank - 1
+        back = list(range(1, concat + 1)) + [0] + list(range(concat + 1, rank + 1))
+        dims = y.shape.dimensions
+        y = ctx.emit(O.TRANSPOSE, Shape.array(y.shape.element_type, tuple(dims[d] for d in back)),
+                     [y], {"dimensions": tuple(back)})
+        out.append(ctx.emit(O.RESHAPE, want, [y]))
+    return out
 
 
 def _pairs(ctx: OpCtx, key: str) -> tuple[tuple[int, ...], ...]:

@@ -23,7 +23,7 @@ from hlotool.interpreter.core import Evaluator, Unsupported, Value, impl, zeros_
 from hlotool.interpreter.kernels.reduction import Reducer
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode as O
-from hlotool.spmd.groups import GroupMode, group_mode
+from hlotool.spmd.groups import GroupMode, NotInGroup, group_mode
 
 
 def _same(operands: Sequence[Value]) -> Value:
@@ -109,7 +109,11 @@ def _all_to_all(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value
 
 @impl(O.COLLECTIVE_BROADCAST)
 def _collective_broadcast(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
-    group, values = ev.device.exchange(ins, list(operands))
+    """A device in no group receives zeros, as from a collective-permute."""
+    try:
+        group, values = ev.device.exchange(ins, list(operands))
+    except NotInGroup:
+        return _same([zeros_for(o.shape) for o in ins.operands])
     return _same(values[group[0]])
 
 
