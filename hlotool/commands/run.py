@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 HELP = "run the entry computation on a target"
 TARGETS = ("interp", "cpu", "gpu", "tpu")
 #: The pass pipeline each compiling target runs before code generation.
-TARGET_PIPELINES = {"cpu": "cpu"}
+TARGET_PIPELINES = {"cpu": "cpu", "tpu": "tpu"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -39,6 +39,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bench", type=int, default=0, metavar="N",
                    help="after compiling and one warm-up run, run N times and report timing")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    from hlotool.targets.tpu.cli import add_run_arguments
+
+    add_run_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,9 +68,13 @@ def run(args: argparse.Namespace) -> int:
     execute, compile_seconds = _compile(module, target, args)
     result = execute(inputs)
     outputs = values_io.output_arrays(result)
+    report: dict[str, Any] = {"target": target, "pipeline": TARGET_PIPELINES.get(target)}
+    if target == "tpu":
+        from hlotool.targets.tpu.cli import finish_run
+
+        finish_run(execute.__self__, args, report)  # type: ignore[attr-defined]
     if args.output:
         values_io.save_npz(args.output, outputs)
-    report: dict[str, Any] = {"target": target, "pipeline": TARGET_PIPELINES.get(target)}
     if args.bench:
         report.update(compile_seconds=compile_seconds,
                       **bench(execute, inputs, args.bench, quiet=args.format == "json"))
@@ -120,6 +127,12 @@ def _compile(module: Module, target: str,
             ex = compile_module(module, autotune=args.autotune,
                                 autotune_budget=args.autotune_budget)
             return ex.run, time.perf_counter() - started
+    if target == "tpu":
+        from hlotool.targets.tpu.cli import compile_for_run
+
+        started = time.perf_counter()
+        tpu = compile_for_run(module, args)
+        return tpu.run, time.perf_counter() - started
     import numpy as np
 
     from hlotool.interpreter.core import Evaluator
@@ -167,10 +180,10 @@ def _specialize_dynamic(module: Module, args: argparse.Namespace, inputs: list[A
 
 
 def resolve_target(target: str) -> str:
-    """The target that will run (gpu and tpu come with later work)."""
-    if target in ("interp", "cpu"):
+    """The target that will run (gpu comes with later work)."""
+    if target in ("interp", "cpu", "tpu"):
         return target
-    raise UsageError(f"target {target} is not available yet (available: interp, cpu)")
+    raise UsageError(f"target {target} is not available yet (available: interp, cpu, tpu)")
 
 
 def array_summary(a: Any) -> dict[str, Any]:

@@ -1,0 +1,84 @@
+"""The TPU target's command-line options and hooks for `hlotool run` and `compile`.
+
+Importing this module is cheap (the simulator loads inside the hooks)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+CHIP_NAMES = ("v4", "v5e", "v5p", "v6e", "scalesim")
+
+
+def add_chip_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tpu-chip", default="v5e", choices=CHIP_NAMES,
+                   help="tpu: the chip preset (default v5e)")
+    p.add_argument("--tpu-dataflow", choices=("ws", "os", "is"),
+                   help="tpu: systolic dataflow of the scalesim preset (default ws)")
+
+
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    add_chip_arguments(p)
+    p.add_argument("--report", metavar="FILE.json", help="tpu: write the simulator's report")
+    p.add_argument("--timeline", metavar="OUT.svg", help="tpu: draw the simulated timeline")
+
+
+def compile_for_run(module: Any, args: argparse.Namespace) -> Any:
+    """The TpuExecutable for `hlotool run --target tpu` (the tpu pipeline already ran)."""
+    from hlotool.targets.tpu import TpuTarget
+
+    return TpuTarget(chip_of(args)).compile(module)
+
+
+def chip_of(args: argparse.Namespace) -> Any:
+    from hlotool.commands.common import UsageError
+    from hlotool.targets.tpu.chips import get_chip
+
+    try:
+        return get_chip(args.tpu_chip, args.tpu_dataflow)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+
+
+def finish_run(executable: Any, args: argparse.Namespace, report: dict[str, Any]) -> None:
+    """After a run: the report file, the timeline, and the table (text) or a JSON summary."""
+    import json
+
+    from hlotool.targets.tpu.report import print_table, timeline_svg
+
+    data = executable.report()
+    if args.report:
+        _write_atomic(args.report, json.dumps(data, indent=1) + "\n")
+    if args.timeline:
+        assert executable.last is not None
+        _write_atomic(args.timeline, timeline_svg(executable.last))
+    if args.format == "json":
+        report["tpu"] = {k: data[k] for k in ("cycles", "seconds", "mxu_utilization",
+                                              "hbm_bytes", "peak_vmem_bytes")}
+    else:
+        print_table(data)
+
+
+def compile_command(module: Any, args: argparse.Namespace) -> str:
+    """The printed TPU program for `hlotool compile --target tpu --emit tpu`."""
+    from hlotool.targets.tpu import prepare
+    from hlotool.targets.tpu.compiler import compile_program
+
+    prepare(module)
+    return compile_program(module, chip_of(args)).text()
+
+
+def _write_atomic(path: str, text: str) -> None:
+    """Write a whole file or nothing: a temporary file in the same folder, then rename."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
