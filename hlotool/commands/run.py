@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     if target == "tpu":
         from hlotool.targets.tpu.cli import finish_run
 
-        finish_run(execute.__self__, args, report)  # type: ignore[attr-defined]
+        tpu_report = finish_run(execute.__self__, args, report)  # type: ignore[attr-defined]
     if args.output:
         values_io.save_npz(args.output, outputs)
     if args.bench:
@@ -109,6 +109,10 @@ def run(args: argparse.Namespace) -> int:
             from hlotool.report import print_timing
 
             print_timing(report)
+        if target == "tpu":
+            from hlotool.targets.tpu.report import print_table
+
+            print_table(tpu_report)
     return status
 
 

@@ -43,11 +43,13 @@ def chip_of(args: argparse.Namespace) -> Any:
         raise UsageError(str(exc.args[0])) from None
 
 
-def finish_run(executable: Any, args: argparse.Namespace, report: dict[str, Any]) -> None:
-    """After a run: the report file, the timeline, and the table (text) or a JSON summary."""
+def finish_run(executable: Any, args: argparse.Namespace,
+               report: dict[str, Any]) -> dict[str, Any]:
+    """After a run: write the report file and the timeline, add a summary to the JSON
+    output; returns the simulator's report (for the table)."""
     import json
 
-    from hlotool.targets.tpu.report import print_table, timeline_svg
+    from hlotool.targets.tpu.report import timeline_svg
 
     data = executable.report()
     if args.report:
@@ -58,8 +60,7 @@ def finish_run(executable: Any, args: argparse.Namespace, report: dict[str, Any]
     if args.format == "json":
         report["tpu"] = {k: data[k] for k in ("cycles", "seconds", "mxu_utilization",
                                               "hbm_bytes", "peak_vmem_bytes")}
-    else:
-        print_table(data)
+    return data
 
 
 def compile_command(module: Any, args: argparse.Namespace) -> str:

@@ -289,10 +289,14 @@ def _dma_ops(sources: list[Instruction], layouts: list[list[layout.TiledLayout]]
              kernel: Kernel) -> list[Op]:
     ops = []
     for src, ts in zip(sources, layouts, strict=True):
-        leaves = [s for s in src.shape.leaves() if s.is_array]
-        for leaf, t in zip(leaves, ts, strict=True):
+        leaves = [(i, s) for i, s in zip(src.shape.leaf_indices(), src.shape.leaves(),
+                                          strict=True) if s.is_array]
+        for (index, leaf), t in zip(leaves, ts, strict=True):
             arrow = "hbm->vmem" if unit == "dma.in" else "vmem->hbm"
-            ops.append(Op(unit, arrow, f"%{src.name}", t.text(leaf.element_type.value),
+            if not t.dims:
+                arrow = "hbm->smem"
+            at = "{" + ",".join(map(str, index)) + "}" if src.shape.is_tuple else ""
+            ops.append(Op(unit, arrow, f"%{src.name}{at}", t.text(leaf.element_type.value),
                           bytes=t.padded_bytes))
     return ops
 

@@ -4,7 +4,7 @@ The two minor dimensions are tiled: `T(8,128)` for 32-bit types, `(8,128)(2,1)` 
 16-bit (pairs of rows packed into 32-bit words), `(8,128)(4,1)` for 8-bit; when the
 second-minor dimension is 1-2 or 3-4, XLA uses the compact 2x128 / 4x128 tiles. A rank-1
 array is laid out as one row (a compact (2,128) tile row here, a modelling choice); a
-scalar occupies one tile. Padding contents are undefined; bytes moved and VMEM footprints
+scalar lives in SMEM (4 bytes, unpadded). Padding contents are undefined; bytes moved and VMEM footprints
 are computed from the padded shape.
 """
 
@@ -30,7 +30,10 @@ class TiledLayout:
 
     @property
     def padded_dims(self) -> tuple[int, ...]:
-        """The dimensions after padding the two minor ones to whole tiles."""
+        """The dimensions after padding the two minor ones to whole tiles (a scalar
+        lives in SMEM, unpadded)."""
+        if not self.dims:
+            return ()
         rows, cols = self._minor2()
         lead = self.dims[:-2] if len(self.dims) >= 2 else ()
         return (*lead, _round_up(rows, self.tile[0]), _round_up(cols, self.tile[1]))
@@ -59,6 +62,8 @@ class TiledLayout:
 
     def text(self, element: str) -> str:
         """XLA's spelling, e.g. `f32[8,10]{1,0:T(8,128)}`."""
+        if not self.dims:
+            return f"{element}[]{{:SMEM}}"
         minor = ",".join(str(d) for d in reversed(range(len(self.dims))))
         tiles = f"T({self.tile[0]},{self.tile[1]})"
         if self.packing > 1:
@@ -92,8 +97,17 @@ def tiled(dims: tuple[int, ...], element_type: PrimitiveType) -> TiledLayout:
 
 
 def of_shape(shape: Shape) -> list[TiledLayout]:
-    """Layouts of every array leaf of a shape."""
-    return [tiled(leaf.dimensions, leaf.element_type) for leaf in shape.leaves() if leaf.is_array]
+    """Layouts of every array leaf of a shape, tiled in physical (major-to-minor) order."""
+    return [tiled(physical_dims(leaf), leaf.element_type) for leaf in shape.leaves()
+            if leaf.is_array]
+
+
+def physical_dims(shape: Shape) -> tuple[int, ...]:
+    """The dimensions in memory order (major first), from the minor-to-major layout."""
+    m2m = shape.layout.minor_to_major if shape.layout else ()
+    if len(m2m) != shape.rank:
+        return tuple(shape.dimensions)
+    return tuple(shape.dimensions[d] for d in reversed(m2m))
 
 
 def padded_bytes(shape: Shape) -> int:

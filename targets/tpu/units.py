@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import ELEMENTWISE, Opcode
-from hlotool.ir.types import PrimitiveType
+from hlotool.ir.types import PrimitiveType, Shape
 from hlotool.targets.tpu import layout
 from hlotool.targets.tpu.chips import Chip
 from hlotool.targets.tpu.numerics import passes_for
@@ -132,11 +132,10 @@ def classify(ins: Instruction, chip: Chip) -> UnitWork:
     if op is O.RESHAPE:
         return UnitWork(ins, "xlu", "relayout", out_vregs * chip.xlu_transpose,
                         f"{out_vregs} vregs: the minor dims change")
+    if op in (O.TRANSPOSE, O.COPY) and _moves_lanes(ins):
+        return UnitWork(ins, "xlu", "transpose", out_vregs * chip.xlu_transpose,
+                        f"{out_vregs} vregs: the lane (minor) axis moves")
     if op is O.TRANSPOSE:
-        perm = ins.attrs.get("dimensions") or ()
-        if perm and perm[-1] != len(perm) - 1:
-            return UnitWork(ins, "xlu", "transpose", out_vregs * chip.xlu_transpose,
-                            f"{out_vregs} vregs: the lane axis moves")
         return UnitWork(ins, "vpu", "permute", out_vregs * chip.vpu_cheap,
                         f"{out_vregs} vregs: sublane/leading axes only")
     if op is O.REDUCE:
@@ -168,6 +167,23 @@ def _class(op: Opcode, chip: Chip) -> tuple[str, float]:
     if op in MEDIUM:
         return "medium", chip.vpu_medium
     return "cheap", chip.vpu_cheap
+
+
+def _minor(shape: Shape) -> int:
+    """The logical dimension that is physically minor (lanes)."""
+    layout_ = shape.layout
+    return layout_.minor_to_major[0] if layout_ and layout_.minor_to_major else shape.rank - 1
+
+
+def _moves_lanes(ins: Instruction) -> bool:
+    """Whether a transpose or layout-changing copy puts another axis on the lanes."""
+    src, out = ins.operand(0).shape, ins.shape
+    if src.rank < 2:
+        return False
+    if ins.opcode is O.COPY:
+        return _minor(src) != _minor(out)
+    perm = ins.attrs.get("dimensions") or tuple(range(out.rank))
+    return perm[_minor(out)] != _minor(src)
 
 
 def _keeps_minor(ins: Instruction) -> bool:
