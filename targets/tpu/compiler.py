@@ -29,6 +29,7 @@ from hlotool.targets.tpu import layout, units
 from hlotool.targets.tpu.chips import Chip
 from hlotool.targets.tpu.mxu import tpu_matmul
 from hlotool.targets.tpu.program import Candidate, Kernel, Op, Program
+from hlotool.targets.tpu.simulate import uses_mxu_numerics, uses_vpu_numerics
 
 O = Opcode
 #: Ops whose addresses depend on data: their kernels are not split into blocks.
@@ -315,11 +316,11 @@ def _body_ops(works: list[units.UnitWork], chip: Chip) -> list[Op]:
                           f"{g.batch}x [{g.m},{g.k}]x[{g.k},{g.n}] passes={g.passes} "
                           f"folds={cost.folds}", cycles=cost.stream, values=values))
             continue
-        ops.append(Op(w.unit, w.what, name, w.detail, cycles=w.cycles, estimated=w.estimated))
+        values = "tpu-vpu" if uses_vpu_numerics(w.instruction) else "interpreter"
+        ops.append(Op(w.unit, w.what, name, w.detail, cycles=w.cycles, values=values,
+                      estimated=w.estimated))
     return ops
 
 
 def _mxu_values(ins: Instruction) -> str:
-    from hlotool.targets.tpu.simulate import uses_mxu_numerics
-
     return "tpu-mxu" if uses_mxu_numerics(ins) else "interpreter"

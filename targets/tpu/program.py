@@ -26,7 +26,8 @@ class Op:
     #: Cycles on its unit over the whole kernel (DMA: bytes moved over the kernel).
     cycles: float = 0.0
     bytes: int = 0
-    #: How the value is computed: "tpu-mxu" (bf16 passes), "interpreter" (f32 semantics).
+    #: How the value is computed: "tpu-mxu" (bf16 passes), "tpu-vpu" (f32 numpy math),
+    #: "interpreter" (the reference interpreter, XLA:CPU semantics).
     values: str = "interpreter"
     estimated: bool = False
 

@@ -40,12 +40,13 @@ def summary(sim: Simulation) -> dict[str, Any]:
     roof = max(t_compute, t_memory)
     macs_per_cycle = chip.cores * chip.mxus_per_core * chip.mxu_rows * chip.mxu_cols
     executed = {prog.kernels[i].name for i in sim.counts}
-    values = {"tpu-mxu": [], "interpreter": [], "estimated": []}
+    values: dict[str, list[str]] = {"tpu-mxu": [], "tpu-vpu": [], "interpreter": [],
+                                    "estimated": []}
     for i in sorted(sim.counts):
         for op in prog.kernels[i].ops:
             if op.unit.startswith("dma") or op.unit == "control":
                 continue
-            values["tpu-mxu" if op.values == "tpu-mxu" else "interpreter"].append(op.instruction)
+            values[op.values].append(op.instruction)
             if op.estimated:
                 values["estimated"].append(op.instruction)
     return {
@@ -83,11 +84,12 @@ def summary(sim: Simulation) -> dict[str, Any]:
         },
         "numerics": {
             "mxu_instructions": values["tpu-mxu"],
+            "vpu_instructions": values["tpu-vpu"],
             "interpreter_instructions": values["interpreter"],
             "estimated_cost_instructions": values["estimated"],
-            "note": "tpu-mxu: bf16 operand passes with f32 accumulation in MXU-depth chunks; "
-                    "interpreter: the reference interpreter's f32 semantics (narrow types "
-                    "rounded back per op)",
+            "note": "mxu: bf16 operand passes with f32 accumulation in MXU-depth chunks; "
+                    "vpu: f32 numpy math, narrow types rounded back per op; interpreter: "
+                    "the reference interpreter (XLA:CPU semantics)",
         },
         "instructions": rows,
     }

@@ -1,9 +1,10 @@
 """The simulator: executes a module with TPU numerics and counts its kernels' cycles.
 
-Values come from the reference interpreter's opcode table with two replacements: dots
-and convolutions with float operands run as MXU passes (bf16 operands, f32 accumulation
-in MXU-depth chunks; HIGH 3 and HIGHEST 6 passes). Elementwise ops already compute in f32
-and round narrow types back per op, as the TPU's 32-bit VPU does. Every execution of a
+Values come from the reference interpreter's opcode table with replacements: dots and
+convolutions with float operands run as MXU passes (bf16 operands, f32 accumulation in
+MXU-depth chunks; HIGH 3 and HIGHEST 6 passes), and float elementwise math (arithmetic,
+exp/log/tanh/logistic/roots/trig) runs as the 32-bit VPU does: in f32 with numpy,
+narrow types rounded back per op. Everything else runs on the interpreter. Every execution of a
 kernel (an instruction of a sequential computation, so loop bodies count once per trip)
 is recorded; cycles are the program's static per-kernel costs summed over that trace.
 """
@@ -42,8 +43,48 @@ def uses_mxu_numerics(ins: Instruction) -> bool:
     return all(t in _MXU_FLOATS for t in types) and ins.shape.element_type in _MXU_FLOATS
 
 
+_NARROW_FLOATS = frozenset({P.F32, P.BF16, P.F16})
+O = Opcode
+
+
+def _logistic(x: np.ndarray) -> np.ndarray:
+    return np.float32(1) / (np.float32(1) + np.exp(-x))
+
+
+def _rsqrt(x: np.ndarray) -> np.ndarray:
+    return np.float32(1) / np.sqrt(x)
+
+
+#: The VPU's float math: numpy in f32 (TPU transcendental approximations are not public;
+#: numpy's f32 functions are within a few ulps of the correctly rounded result).
+VPU_MATH: dict[Opcode, Any] = {
+    O.ADD: np.add, O.SUBTRACT: np.subtract, O.MULTIPLY: np.multiply, O.DIVIDE: np.divide,
+    O.MAXIMUM: np.maximum, O.MINIMUM: np.minimum, O.NEGATE: np.negative, O.ABS: np.abs,
+    O.EXP: np.exp, O.EXPM1: np.expm1, O.LOG: np.log, O.LOG1P: np.log1p, O.TANH: np.tanh,
+    O.LOGISTIC: _logistic, O.SQRT: np.sqrt, O.RSQRT: _rsqrt, O.CBRT: np.cbrt,
+    O.POWER: np.power, O.SIN: np.sin, O.COS: np.cos, O.TAN: np.tan, O.ATAN2: np.arctan2,
+}
+
+
+def uses_vpu_numerics(ins: Instruction) -> bool:
+    """Whether an elementwise op runs as VPU f32 math here (f32/bf16/f16 operands and
+    result); others run on the interpreter (XLA:CPU semantics)."""
+    return (ins.opcode in VPU_MATH and ins.shape.is_array
+            and ins.shape.element_type in _NARROW_FLOATS
+            and all(o.shape.element_type in _NARROW_FLOATS for o in ins.operands))
+
+
+def _vpu(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
+    """An elementwise op in f32 on the VPU, rounded back to a narrow result type."""
+    if not uses_vpu_numerics(ins):
+        return IMPLS[ins.opcode](ev, ins, operands)
+    out = VPU_MATH[ins.opcode](*(_f32(x) for x in operands))
+    return _cast(np.asarray(out, dtype=np.float32), ins.shape.element_type)
+
+
 def _f32(x: Any) -> np.ndarray:
-    return np.asarray(x).astype(np.float32)
+    """A value as f32 (no copy when it already is)."""
+    return np.asarray(x, dtype=np.float32)
 
 
 def _cast(x: np.ndarray, t: PrimitiveType) -> np.ndarray:
@@ -60,6 +101,8 @@ class TpuEvaluator(Evaluator):
         self.impls = dict(IMPLS)
         self.impls[Opcode.DOT] = self._dot
         self.impls[Opcode.CONVOLUTION] = self._conv
+        for op in VPU_MATH:
+            self.impls[op] = _vpu
         #: Kernel indices in execution order.
         self.trace: list[int] = []
 
