@@ -105,20 +105,21 @@ def print_table(report: dict[str, Any], limit: int = 15) -> None:
              f"{report['seconds'] * 1e6:,.2f} us, MXU utilization "
              f"{report['mxu_utilization'] * 100:.1f}%")
     table = Table(title=title)
-    for col, justify in (("kernel", "left"), ("kind", "left"), ("runs", "right"),
-                         ("cycles", "right"), ("share", "right"), ("mxu", "right"),
-                         ("vpu+xlu", "right"), ("exposed dma", "right"), ("bound", "left"),
-                         ("block", "left")):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for col, justify in (("kernel", "left"), ("runs", "right"), ("cycles", "right"),
+                         ("share", "right"), ("bound", "left"), ("block", "left")):
+        table.add_column(col, justify=justify, no_wrap=True,  # type: ignore[arg-type]
+                         overflow="ellipsis", max_width=24 if col == "kernel" else None,
+                         min_width=None if col == "kernel" else len(col))
     for r in report["instructions"][:limit]:
         bound = r["candidates"][0]["bound"] if r["candidates"] else r["kind"]
-        table.add_row(r["name"], r["kind"], str(r["executions"]), f"{r['total_cycles']:,.0f}",
-                      f"{r['share'] * 100:.1f}%", f"{r['mxu_busy_cycles']:,.0f}",
-                      f"{r['vpu_busy_cycles'] + r['xlu_busy_cycles']:,.0f}",
-                      f"{r['exposed_dma_cycles']:,.0f}", bound,
-                      " ".join(f"{k}={v}" for k, v in r["block"].items()))
+        table.add_row(r["name"], str(r["executions"]), f"{r['total_cycles']:,.0f}",
+                      f"{r['share'] * 100:.1f}%", bound, _block(r["block"]))
     console = Console()
     console.print(table)
+    busy = report["busy_cycles"]
+    console.print(f"  busy cycles: MXU {busy['mxu']:,.0f}, VPU {busy['vpu']:,.0f}, XLU "
+                  f"{busy['xlu']:,.0f}, scalar {busy['scalar']:,.0f}; exposed DMA "
+                  f"{report['exposed_dma_cycles']:,.0f}; per-kernel detail in --report")
     rest = len(report["instructions"]) - limit
     roof = report["roofline"]
     console.print(
@@ -129,6 +130,13 @@ def print_table(report: dict[str, Any], limit: int = 15) -> None:
         f"{report['padding_efficiency']['arrays'] * 100:.1f}%\n"
         f"  roofline: {roof['bound']}-bound, {roof['fraction_of_roofline'] * 100:.1f}% of "
         f"the bound ({roof['bound_seconds'] * 1e6:,.3f} us)")
+
+
+def _block(block: dict[str, int]) -> str:
+    """A block choice in a few characters: `bmxbnxbk` or `N blocks`."""
+    if "bm" in block:
+        return f"{block['bm']}x{block['bn']}x{block['bk']}"
+    return f"{block['blocks']} blk" if block else ""
 
 
 _ROWS = (("kernel", "#9e9e9e"), ("mxu", "#e53935"), ("vpu/xlu", "#1e88e5"),
