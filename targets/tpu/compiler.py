@@ -177,7 +177,7 @@ def _plan_mxu(ins: Instruction, chip: Chip, gemms: list[units.UnitWork], io: _Io
     else:
         space = [(bm, bn, bk) for bm in _sizes(mp, 128) for bn in _sizes(np_, 128)
                  for bk in _sizes(kp, 128)]
-    scored: list[tuple[float, Candidate, _Timing, tuple[int, ...], float, float]] = []
+    scored: list[_Scored] = []
     for bm, bn, bk in space:
         ni, nj, nk = math.ceil(mp / bm), math.ceil(np_ / bn), math.ceil(kp / bk)
         par = g.batch * ni * nj
@@ -196,17 +196,13 @@ def _plan_mxu(ins: Instruction, chip: Chip, gemms: list[units.UnitWork], io: _Io
         t = _pipeline(chip, steps, par, compute, total, lhs_blk + rhs_blk + other_in / par,
                       io.out_padded / par, blk.exposed)
         cand = Candidate({"bm": bm, "bn": bn, "bk": bk}, t.cycles, vmem, t.bound)
-        scored.append((t.cycles, cand, t, (g.batch, ni, nj, nk), mxu, blk.exposed,
-                       total - io.out_padded))
+        scored.append(_Scored(cand, t, (g.batch, ni, nj, nk), mxu, blk.exposed,
+                              total - io.out_padded))
     best = _choose(scored, chip)
-    cycles, cand, t, grid, mxu, exposed, read = best
-    kernel = Kernel("", "", "mxu", grid, ("parallel", "parallel", "parallel", "arbitrary"),
-                    cand.block, _why(scored, best, chip), [s[1] for s in _ranked(scored, chip)][:5],
-                    [], cand.vmem_bytes, cand.vmem_bytes <= chip.vmem_bytes, t.cores)
-    kernel.cycles, kernel.mxu_cycles = cycles, mxu / t.cores if t.cores > 1 else mxu
-    kernel.exposed_dma_cycles, kernel.overhead_cycles = t.exposed_dma, t.overhead
-    kernel.fill_drain_cycles = exposed
-    kernel.hbm_read_bytes = int(read)
+    kernel = _kernel("mxu", ("parallel", "parallel", "parallel", "arbitrary"), scored, best,
+                     _why(scored, best, chip), chip)
+    kernel.mxu_cycles = best.mxu / best.timing.cores
+    kernel.fill_drain_cycles = best.fill_drain
     kernel.hbm_write_bytes = io.out_padded
     kernel.useful_macs = sum(_macs(w) for w in gemms)
     kernel.padded_macs = sum(tpu_matmul(w.gemm.batch, w.gemm.m, w.gemm.n, w.gemm.k, chip)
@@ -225,25 +221,52 @@ def _plan_vector(ins: Instruction, chip: Chip, works: list[units.UnitWork], io: 
     compute = io.vpu + io.xlu + io.scalar
     kind = "scalar" if io.scalar > io.vpu + io.xlu else (
         "copy" if ins.opcode is O.COPY else "vector")
-    scored = []
+    scored: list[_Scored] = []
     for n in _sizes(tiles, 1) if tiles > 1 else [1]:
         vmem = 2 * math.ceil((io.in_padded + io.out_padded) / n)
         t = _pipeline(chip, n, n if parallel else 1, compute, io.in_padded + io.out_padded,
                       io.in_padded / n, io.out_padded / n, 0.0)
         cand = Candidate({"blocks": n}, t.cycles, vmem, t.bound)
-        scored.append((t.cycles, cand, t, (n,), 0.0, 0.0, io.in_padded))
+        scored.append(_Scored(cand, t, (n,), 0.0, 0.0, io.in_padded))
     best = _choose(scored, chip)
-    cycles, cand, t, grid = best[:4]
     why = _why(scored, best, chip) if len(scored) > 1 else (
         "one block: data-dependent addressing" if not splittable and big is not None
         and big.rank >= 1 else "one block")
-    kernel = Kernel("", "", kind, grid, ("parallel" if parallel else "arbitrary",),
-                    cand.block, why, [s[1] for s in _ranked(scored, chip)][:5], [], cand.vmem_bytes,
-                    cand.vmem_bytes <= chip.vmem_bytes, t.cores)
-    kernel.cycles = cycles
-    kernel.exposed_dma_cycles, kernel.overhead_cycles = t.exposed_dma, t.overhead
-    kernel.hbm_read_bytes, kernel.hbm_write_bytes = io.in_padded, io.out_padded
+    kernel = _kernel(kind, ("parallel" if parallel else "arbitrary",), scored, best, why, chip)
+    kernel.hbm_write_bytes = io.out_padded
     return kernel
+
+
+@dataclass(frozen=True, slots=True)
+class _Scored:
+    """A candidate block with what the kernel would be if it were chosen."""
+
+    candidate: Candidate
+    timing: _Timing
+    grid: tuple[int, ...]
+    mxu: float
+    fill_drain: float
+    read_bytes: float
+
+    @property
+    def cycles(self) -> float:
+        return self.candidate.cycles
+
+    @property
+    def vmem(self) -> int:
+        return self.candidate.vmem_bytes
+
+
+def _kernel(kind: str, semantics: tuple[str, ...], scored: list[_Scored], best: _Scored,
+            why: str, chip: Chip) -> Kernel:
+    """The kernel of the chosen candidate (its body and byte counts are filled in later)."""
+    ranked = sorted(scored, key=lambda s: (s.vmem > chip.vmem_bytes, s.cycles))
+    t = best.timing
+    return Kernel("", "", kind, best.grid, semantics, best.candidate.block, why,
+                  [s.candidate for s in ranked][:5], [], best.vmem,
+                  best.vmem <= chip.vmem_bytes, t.cores, cycles=best.cycles,
+                  exposed_dma_cycles=t.exposed_dma, overhead_cycles=t.overhead,
+                  hbm_read_bytes=int(best.read_bytes))
 
 
 def _leading_tiles(dims: tuple[int, ...]) -> int:
@@ -253,37 +276,34 @@ def _leading_tiles(dims: tuple[int, ...]) -> int:
     return max(1, math.ceil(dims[0] / 1024)) if dims else 1
 
 
-def _ranked(scored: list, chip: Chip) -> list:
-    """Candidates best first: those fitting VMEM by cycles, then the others."""
-    return sorted(scored, key=lambda s: (s[1].vmem_bytes > chip.vmem_bytes, s[0]))
-
-
-def _choose(scored: list, chip: Chip) -> tuple:
+def _choose(scored: list[_Scored], chip: Chip) -> _Scored:
     """The cheapest candidate that fits VMEM (else the one needing the least VMEM)."""
-    fits = [s for s in scored if s[1].vmem_bytes <= chip.vmem_bytes]
+    fits = [s for s in scored if s.vmem <= chip.vmem_bytes]
     if fits:
-        return min(fits, key=lambda s: (s[0], s[1].vmem_bytes))
-    return min(scored, key=lambda s: s[1].vmem_bytes)
+        return min(fits, key=lambda s: (s.cycles, s.vmem))
+    return min(scored, key=lambda s: s.vmem)
 
 
-def _why(scored: list, best: tuple, chip: Chip) -> str:
+def _why(scored: list[_Scored], best: _Scored, chip: Chip) -> str:
     """Which block was chosen among how many candidates, and why."""
-    fits = [s for s in scored if s[1].vmem_bytes <= chip.vmem_bytes]
-    block = " ".join(f"{k}={v}" for k, v in best[1].block.items())
-    text = (f"block {block} chosen from {len(scored)} candidates ({len(fits)} fit VMEM): "
-            f"{best[0]:.0f} cycles, {best[1].bound}-bound")
-    rest = sorted((s for s in fits if s is not best), key=lambda s: s[0])
+    fits = [s for s in scored if s.vmem <= chip.vmem_bytes]
+    text = (f"block {_text(best)} chosen from {len(scored)} candidates ({len(fits)} fit VMEM): "
+            f"{best.cycles:.0f} cycles, {best.candidate.bound}-bound")
+    rest = sorted((s for s in fits if s is not best), key=lambda s: s.cycles)
     if rest:
         r = rest[0]
-        rb = " ".join(f"{k}={v}" for k, v in r[1].block.items())
-        text += f"; next best {rb}: {r[0]:.0f} cycles (+{(r[0] / best[0] - 1) * 100:.1f}%, " \
-                f"{r[1].bound}-bound)"
-    too_big = [s for s in scored if s[1].vmem_bytes > chip.vmem_bytes]
+        text += (f"; next best {_text(r)}: {r.cycles:.0f} cycles "
+                 f"(+{(r.cycles / best.cycles - 1) * 100:.1f}%, {r.candidate.bound}-bound)")
+    too_big = len(scored) - len(fits)
     if too_big:
-        text += f"; {len(too_big)} larger blocks exceed VMEM"
+        text += f"; {too_big} larger blocks exceed VMEM"
     if not fits:
         text += "; nothing fits VMEM, the smallest block is used"
     return text
+
+
+def _text(s: _Scored) -> str:
+    return " ".join(f"{k}={v}" for k, v in s.candidate.block.items())
 
 
 def _dma_ops(sources: list[Instruction], layouts: list[list[layout.TiledLayout]], unit: str,

@@ -40,8 +40,7 @@ class TiledLayout:
 
     @property
     def logical_bytes(self) -> int:
-        return math.prod(self.dims) * self.bits // 8 if self.bits >= 8 else math.ceil(
-            math.prod(self.dims) * self.bits / 8)
+        return math.ceil(math.prod(self.dims) * self.bits / 8)
 
     @property
     def padded_bytes(self) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from hlotool.analysis.cost import instruction_cost
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import ELEMENTWISE, Opcode
 from hlotool.ir.types import PrimitiveType, Shape
@@ -221,8 +222,6 @@ def _scalar_elements(ins: Instruction) -> int:
 def _estimate(ins: Instruction, chip: Chip) -> UnitWork:
     """Ops without a TPU lowering here: VPU work from their flop count (at least one
     pass over their output), flagged as an estimate."""
-    from hlotool.analysis.cost import instruction_cost
-
     cost = instruction_cost(ins)
     vregs = layout.vregs(ins.shape) + sum(layout.vregs(o.shape) for o in ins.operands)
     work = max(float(vregs), (cost.flops + cost.transcendentals) / chip.vreg_elements)
