@@ -17,8 +17,9 @@ HELP = "compile for a target and print the generated LLVM IR or assembly"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_input(p)
     p.add_argument("--target", default="cpu", choices=("cpu", "tpu"))
-    p.add_argument("--emit", default="llvm", choices=("llvm", "asm", "tpu"),
-                   help="optimised LLVM IR (default), host assembly, or the TPU program")
+    p.add_argument("--emit", choices=("llvm", "asm", "tpu"),
+                   help="optimised LLVM IR (cpu's default), host assembly, or the TPU "
+                        "program (tpu's default and only choice)")
     p.add_argument("-o", "--output", help="write here instead of standard output")
     p.add_argument("--timings", action="store_true", help="print compile time per stage to stderr")
     p.add_argument("--autotune", action=argparse.BooleanOptionalAction, default=None,
@@ -26,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "HLOTOOL_AUTOTUNE=0)")
     p.add_argument("--autotune-budget", type=float, default=None, metavar="SECONDS",
                    help="tuning time per module (default 2, or HLOTOOL_AUTOTUNE_BUDGET)")
-    from hlotool.targets.tpu.cli import add_chip_arguments
+    from hlotool.commands.tpu_options import add_chip_arguments
 
     add_chip_arguments(p)
 
@@ -47,6 +48,7 @@ def parameter_comments(ex, prefix: str) -> list[str]:  # noqa: ANN001 - a CpuExe
 
 
 def run(args: argparse.Namespace) -> int:
+    args.emit = args.emit or ("tpu" if args.target == "tpu" else "llvm")
     if args.target == "tpu" or args.emit == "tpu":
         if args.target != "tpu" or args.emit != "tpu":
             raise UsageError("--emit tpu goes with --target tpu (and only it)")

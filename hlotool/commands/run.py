@@ -39,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bench", type=int, default=0, metavar="N",
                    help="after compiling and one warm-up run, run N times and report timing")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    from hlotool.targets.tpu.cli import add_run_arguments
+    from hlotool.commands.tpu_options import add_run_arguments
 
     add_run_arguments(p)
 

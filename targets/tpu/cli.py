@@ -1,6 +1,5 @@
-"""The TPU target's command-line options and hooks for `hlotool run` and `compile`.
-
-Importing this module is cheap (the simulator loads inside the hooks)."""
+"""The TPU target's hooks for `hlotool run` and `hlotool compile` (their options are in
+hlotool/commands/tpu_options.py, which the CLI imports at start-up)."""
 
 from __future__ import annotations
 
@@ -9,21 +8,6 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Any
-
-CHIP_NAMES = ("v4", "v5e", "v5p", "v6e", "scalesim")
-
-
-def add_chip_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--tpu-chip", default="v5e", choices=CHIP_NAMES,
-                   help="tpu: the chip preset (default v5e)")
-    p.add_argument("--tpu-dataflow", choices=("ws", "os", "is"),
-                   help="tpu: systolic dataflow of the scalesim preset (default ws)")
-
-
-def add_run_arguments(p: argparse.ArgumentParser) -> None:
-    add_chip_arguments(p)
-    p.add_argument("--report", metavar="FILE.json", help="tpu: write the simulator's report")
-    p.add_argument("--timeline", metavar="OUT.svg", help="tpu: draw the simulated timeline")
 
 
 def compile_for_run(module: Any, args: argparse.Namespace) -> Any:
