@@ -17,9 +17,10 @@ HELP = "compile for a target and print the generated LLVM IR or assembly"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_input(p)
-    p.add_argument("--target", default="cpu", choices=("cpu", "gpu"))
-    p.add_argument("--emit", default="llvm", choices=("llvm", "asm", "ptx", "cubin"),
-                   help="optimised LLVM IR (default), host assembly (cpu), PTX or a cubin (gpu)")
+    p.add_argument("--target", default="cpu", choices=("cpu", "gpu", "tpu"))
+    p.add_argument("--emit", choices=("llvm", "asm", "ptx", "cubin", "tpu"),
+                   help="optimised LLVM IR (cpu's and gpu's default), host assembly (cpu), "
+                        "PTX or a cubin (gpu), or the TPU program (tpu's default and only choice)")
     p.add_argument("--arch", default="sm_90", choices=("sm_80", "sm_90"),
                    help="gpu: the architecture to compile for")
     p.add_argument("-o", "--output", help="write here instead of standard output")
@@ -29,6 +30,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "HLOTOOL_AUTOTUNE=0)")
     p.add_argument("--autotune-budget", type=float, default=None, metavar="SECONDS",
                    help="tuning time per module (default 2, or HLOTOOL_AUTOTUNE_BUDGET)")
+    from hlotool.commands.tpu_options import add_chip_arguments
+
+    add_chip_arguments(p)
 
 
 def parameter_comments(ex, prefix: str) -> list[str]:  # noqa: ANN001 - a CpuExecutable
@@ -47,12 +51,12 @@ def parameter_comments(ex, prefix: str) -> list[str]:  # noqa: ANN001 - a CpuExe
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.target == "gpu":
-        from hlotool.commands.compile_gpu import run_compile
-
-        return run_compile(args)
-    if args.emit in ("ptx", "cubin"):
-        raise UsageError(f"--emit {args.emit} needs --target gpu")
+    p.add_argument("--target", default="cpu", choices=("cpu", "gpu", "tpu"))
+    p.add_argument("--emit", choices=("llvm", "asm", "ptx", "cubin", "tpu"),
+                   help="optimised LLVM IR (cpu's and gpu's default), host assembly (cpu), "
+                        "PTX or a cubin (gpu), or the TPU program (tpu's default and only choice)")
+    p.add_argument("--arch", default="sm_90", choices=("sm_80", "sm_90"),
+                   help="gpu: the architecture to compile for")
     from hlotool.targets.cpu import compile_module
 
     from rich.console import Console

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 HELP = "run the entry computation on a target"
 TARGETS = ("interp", "cpu", "gpu", "tpu")
 #: The pass pipeline each compiling target runs before code generation.
-TARGET_PIPELINES = {"cpu": "cpu", "gpu": "gpu"}
+TARGET_PIPELINES = {"cpu": "cpu", "gpu": "gpu", "tpu": "tpu"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -48,6 +48,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
                    help="stop the whole run (compile included) after SECONDS; exit 124")
+    from hlotool.commands.tpu_options import add_run_arguments
+
+    add_run_arguments(p)
 
 
 def _seconds(text: str) -> float:
@@ -93,9 +96,13 @@ def run(args: argparse.Namespace) -> int:
     execute, place, compile_seconds = _compile(module, target, args)
     result = execute(inputs)
     outputs = values_io.output_arrays(result)
+    report: dict[str, Any] = {"target": target, "pipeline": TARGET_PIPELINES.get(target)}
+    if target == "tpu":
+        from hlotool.targets.tpu.cli import finish_run
+
+        tpu_report = finish_run(execute.__self__, args, report)  # type: ignore[attr-defined]
     if args.output:
         values_io.save_npz(args.output, outputs)
-    report: dict[str, Any] = {"target": target, "pipeline": TARGET_PIPELINES.get(target)}
     if args.bench:
         report.update(compile_seconds=compile_seconds,
                       **bench(execute, place(inputs), args.bench, quiet=args.format == "json"))
@@ -132,6 +139,10 @@ def run(args: argparse.Namespace) -> int:
             from hlotool.report import print_timing
 
             print_timing(report)
+        if target == "tpu":
+            from hlotool.targets.tpu.report import print_table
+
+            print_table(tpu_report)
     return status
 
 
@@ -157,6 +168,12 @@ def _compile(module: Module, target: str,
             return ex.run, ex.place, time.perf_counter() - started
     if target == "gpu":
         return _compile_gpu(module, args)
+    if target == "tpu":
+        from hlotool.targets.tpu.cli import compile_for_run
+
+        started = time.perf_counter()
+        tpu = compile_for_run(module, args)
+        return tpu.run, list, time.perf_counter() - started
     import numpy as np
 
     from hlotool.interpreter.core import Evaluator
@@ -237,7 +254,7 @@ def _specialize_dynamic(module: Module, args: argparse.Namespace, inputs: list[A
 
 
 def resolve_target(target: str) -> str:
-    """The target that will run (tpu comes with later work)."""
-    if target in ("interp", "cpu", "gpu"):
+    """The target that will run."""
+    if target in TARGETS:
         return target
-    raise UsageError(f"target {target} is not available yet (available: interp, cpu, gpu)")
+    raise UsageError(f"target {target} is not available (available: {', '.join(TARGETS)})")

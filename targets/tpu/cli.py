@@ -1,0 +1,69 @@
+"""The TPU target's hooks for `hlotool run` and `hlotool compile` (their options are in
+hlotool/commands/tpu_options.py, which the CLI imports at start-up)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def compile_for_run(module: Any, args: argparse.Namespace) -> Any:
+    """The TpuExecutable for `hlotool run --target tpu` (the tpu pipeline already ran)."""
+    from hlotool.targets.tpu import TpuTarget
+
+    return TpuTarget(chip_of(args)).compile(module)
+
+
+def chip_of(args: argparse.Namespace) -> Any:
+    from hlotool.commands.common import UsageError
+    from hlotool.targets.tpu.chips import get_chip
+
+    try:
+        return get_chip(args.tpu_chip, args.tpu_dataflow)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+
+
+def finish_run(executable: Any, args: argparse.Namespace,
+               report: dict[str, Any]) -> dict[str, Any]:
+    """After a run: write the report file and the timeline, add a summary to the JSON
+    output; returns the simulator's report (for the table)."""
+    import json
+
+    from hlotool.targets.tpu.report import timeline_svg
+
+    data = executable.report()
+    if args.report:
+        _write_atomic(args.report, json.dumps(data, indent=1) + "\n")
+    if args.timeline:
+        assert executable.last is not None
+        _write_atomic(args.timeline, timeline_svg(executable.last))
+    if args.format == "json":
+        report["tpu"] = {k: data[k] for k in ("cycles", "seconds", "mxu_utilization",
+                                              "hbm_bytes", "peak_vmem_bytes")}
+    return data
+
+
+def compile_command(module: Any, args: argparse.Namespace) -> str:
+    """The printed TPU program for `hlotool compile --target tpu --emit tpu`."""
+    from hlotool.targets.tpu import prepare
+    from hlotool.targets.tpu.compiler import compile_program
+
+    prepare(module)
+    return compile_program(module, chip_of(args)).text()
+
+
+def _write_atomic(path: str, text: str) -> None:
+    """Write a whole file or nothing: a temporary file in the same folder, then rename."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,121 @@
+"""TPU tiled layouts (XLA's `docs/tiled_layout.md`): arrays padded to whole tiles.
+
+The two minor dimensions are tiled: `T(8,128)` for 32-bit types, `(8,128)(2,1)` for
+16-bit (pairs of rows packed into 32-bit words), `(8,128)(4,1)` for 8-bit; when the
+second-minor dimension is 1-2 or 3-4, XLA uses the compact 2x128 / 4x128 tiles. A rank-1
+array is laid out as one row (a compact (2,128) tile row here, a modelling choice); a
+scalar lives in SMEM (4 bytes, unpadded). Padding contents are undefined; bytes moved and VMEM footprints
+are computed from the padded shape.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from hlotool.ir.types import PrimitiveType, Shape
+
+LANES = 128
+
+
+@dataclass(frozen=True, slots=True)
+class TiledLayout:
+    """The tiling of one array: its (sublane, lane) tile and packing of narrow types."""
+
+    dims: tuple[int, ...]
+    bits: int
+    tile: tuple[int, int]
+    #: Rows packed into one 32-bit word (1, 2 for 16-bit, 4 for 8-bit).
+    packing: int
+
+    @property
+    def padded_dims(self) -> tuple[int, ...]:
+        """The dimensions after padding the two minor ones to whole tiles (a scalar
+        lives in SMEM, unpadded)."""
+        if not self.dims:
+            return ()
+        rows, cols = self._minor2()
+        lead = self.dims[:-2] if len(self.dims) >= 2 else ()
+        return (*lead, _round_up(rows, self.tile[0]), _round_up(cols, self.tile[1]))
+
+    @property
+    def logical_bytes(self) -> int:
+        return math.ceil(math.prod(self.dims) * self.bits / 8)
+
+    @property
+    def padded_bytes(self) -> int:
+        return math.prod(self.padded_dims) * max(self.bits, 8) // 8
+
+    @property
+    def vregs(self) -> int:
+        """8x128 32-bit vector registers to hold the array once widened to 32 bits
+        (the VPU computes in 32-bit; narrow types are upcast)."""
+        rows, cols = self._minor2()
+        lead = math.prod(self.dims[:-2]) if len(self.dims) >= 2 else 1
+        return lead * math.ceil(rows / 8) * math.ceil(cols / LANES)
+
+    @property
+    def efficiency(self) -> float:
+        """Logical / padded bytes (1.0 when nothing is padding)."""
+        return self.logical_bytes / self.padded_bytes if self.padded_bytes else 1.0
+
+    def text(self, element: str) -> str:
+        """XLA's spelling, e.g. `f32[8,10]{1,0:T(8,128)}`."""
+        if not self.dims:
+            return f"{element}[]{{:SMEM}}"
+        minor = ",".join(str(d) for d in reversed(range(len(self.dims))))
+        tiles = f"T({self.tile[0]},{self.tile[1]})"
+        if self.packing > 1:
+            tiles += f"({self.packing},1)"
+        return f"{element}[{','.join(map(str, self.dims))}]{{{minor}:{tiles}}}"
+
+    def _minor2(self) -> tuple[int, int]:
+        if not self.dims:
+            return 1, 1
+        if len(self.dims) == 1:
+            return 1, self.dims[0]
+        return self.dims[-2], self.dims[-1]
+
+
+def _round_up(n: int, m: int) -> int:
+    return max(m, -(-n // m) * m)
+
+
+def tiled(dims: tuple[int, ...], element_type: PrimitiveType) -> TiledLayout:
+    """The TPU layout XLA would give an array of these dims and element type."""
+    bits = 8 if element_type is PrimitiveType.PRED else element_type.bits
+    packing = max(1, 32 // bits) if bits < 32 else 1
+    second_minor = dims[-2] if len(dims) >= 2 else 1
+    if second_minor <= 2:
+        sub = 2
+    elif second_minor <= 4:
+        sub = 4
+    else:
+        sub = 8
+    return TiledLayout(tuple(dims), bits, (sub, LANES), packing)
+
+
+def of_shape(shape: Shape) -> list[TiledLayout]:
+    """Layouts of every array leaf of a shape, tiled in physical (major-to-minor) order."""
+    return [tiled(physical_dims(leaf), leaf.element_type) for leaf in shape.leaves()
+            if leaf.is_array]
+
+
+def physical_dims(shape: Shape) -> tuple[int, ...]:
+    """The dimensions in memory order (major first), from the minor-to-major layout."""
+    m2m = shape.layout.minor_to_major if shape.layout else ()
+    if len(m2m) != shape.rank:
+        return tuple(shape.dimensions)
+    return tuple(shape.dimensions[d] for d in reversed(m2m))
+
+
+def padded_bytes(shape: Shape) -> int:
+    return sum(t.padded_bytes for t in of_shape(shape))
+
+
+def logical_bytes(shape: Shape) -> int:
+    return sum(t.logical_bytes for t in of_shape(shape))
+
+
+def vregs(shape: Shape) -> int:
+    return sum(t.vregs for t in of_shape(shape))
