@@ -7,7 +7,7 @@ from hlotool.diagnostics import HloError
 from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.module import Module
-from hlotool.ir.opcodes import OPS, Opcode
+from hlotool.ir.opcodes import OPS, AttrKind, Opcode
 from hlotool.ir.shape_rules import ShapeContext, ShapeError
 
 
@@ -56,13 +56,64 @@ def verify_computation(comp: Computation) -> None:
         missing = min(set(range(len(numbers))) - numbers)
         raise _error(comp, f"computation {comp.name}: parameter numbers must be dense; "
                      f"{missing} is missing")
-    if len(comp.post_order()) != len(comp.instructions):
-        raise _error(comp, f"computation {comp.name} has a cycle")
-    _check_acyclic(comp)
+    # A list with every operand before its users has no cycle: the post-order walk is
+    # only needed to tell a cycle from a misordered list.
+    if _misordered(comp):
+        if len(comp.post_order()) != len(comp.instructions):
+            raise _error(comp, f"computation {comp.name} has a cycle")
+        _check_acyclic(comp)
 
 
 def verify_instruction(ins: Instruction) -> None:
-    """Check one instruction's operand count, attributes and shape rule."""
+    """Check one instruction's operand count, attributes and shape rule. The checks are
+    a function of the opcode, operand shapes, attributes and shape, so a combination
+    that passed once passes again (remembered; shape rules see called computations
+    only through their program shapes, which stand for them in the key)."""
+    key = _memo_key(ins)
+    if key is not None and key in _VERIFIED:
+        return
+    _verify_instruction(ins)
+    if key is not None:
+        if len(_VERIFIED) > _VERIFIED_MAX:
+            _VERIFIED.clear()
+        _VERIFIED.add(key)
+
+
+_VERIFIED: set[tuple[object, ...]] = set()
+_VERIFIED_MAX = 1 << 18
+
+
+def _memo_key(ins: Instruction) -> tuple[object, ...] | None:
+    attrs = ins.attrs
+    calls = _COMPUTATION_KEYS[ins.opcode]
+    if calls and any(k in attrs for k in calls):
+        attrs = dict(attrs)
+        for k in calls:
+            v = attrs.get(k)
+            if isinstance(v, Computation):
+                attrs[k] = _program_shape(v)
+            elif v is not None:
+                attrs[k] = tuple(_program_shape(c) for c in v)
+    key = (ins.opcode, ins.shape, tuple(ins.operand_shapes()), tuple(attrs.items()))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _program_shape(comp: Computation) -> object:
+    return comp.program_shape if comp.root is not None else None
+
+
+#: Per opcode, the attribute keys that hold called computations.
+_COMPUTATION_KEYS = {
+    op: tuple(a.key for a in spec.attrs if a.kind in (AttrKind.COMPUTATION, AttrKind.COMPUTATIONS))
+    for op, spec in OPS.items()
+}
+
+
+def _verify_instruction(ins: Instruction) -> None:
     spec = OPS[ins.opcode]
     n = ins.operand_count
     if spec.arity is not None and n != spec.arity:
@@ -115,6 +166,13 @@ def _verify_entry_layout(module: Module) -> None:
     if not layout.result.compatible(entry.root_shape):
         raise _error(entry, f"entry_computation_layout says the result is {layout.result}, "
                      f"but {entry.name} returns {entry.root_shape}")
+
+
+def _misordered(comp: Computation) -> bool:
+    position = {id(i): n for n, i in enumerate(comp.instructions)}
+    return any(position.get(id(op), n) >= n
+               for n, ins in enumerate(comp.instructions)
+               for op in (*ins._operands, *ins.control_predecessors))
 
 
 def _check_acyclic(comp: Computation) -> None:

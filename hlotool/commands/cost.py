@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from hlotool.commands.common import EXIT_OK, add_input, load
 
 if TYPE_CHECKING:
-    from hlotool.analysis.cost import CostAnalysis, Row
+    from hlotool.analysis.cost import Cost, CostAnalysis, Row
 
 HELP = "per-instruction flops, transcendentals and bytes accessed (XLA's HloCostAnalysis)"
 #: --sort keys: schedule order, or largest first.
 SORTS = ("order", "flops", "bytes")
+#: Tables longer than this are printed as plain aligned text: rich measures every cell
+#: (minutes for a 16k-instruction module), and nobody reads those rows in a box.
+PLAIN_ROWS = 300
+COLUMNS = ("computation", "instruction", "opcode", "flops", "transcendentals", "bytes",
+           "flops/byte")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -79,44 +86,45 @@ def sorted_rows(rows: list[Row], key: str) -> list[Row]:
 
 def print_table(name: str, analysis: CostAnalysis, rows: list[Row]) -> None:
     """One row per instruction, then the module's totals."""
+    cells = [_cells(r.computation, r.name, r.opcode + (f" x{r.trips}" if r.trips > 1 else ""),
+                    r.cost) for r in rows]
+    total = _cells("total", "", "", analysis.total)
+    title = f"{name}: cost per instruction"
+    if len(cells) > PLAIN_ROWS:
+        _print_plain(title, cells, total)
+        return
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{name}: cost per instruction", title_justify="left")
-    table.add_column("computation")
-    table.add_column("instruction", style="bold")
-    table.add_column("opcode")
-    table.add_column("flops", justify="right")
-    table.add_column("transcendentals", justify="right")
-    table.add_column("bytes", justify="right")
-    table.add_column("flops/byte", justify="right")
-    for r in rows:
-        c = r.cost
-        intensity = f"{c.flops / c.bytes_accessed:.2f}" if c.bytes_accessed else "-"
-        label = r.opcode + (f" x{r.trips}" if r.trips > 1 else "")
-        table.add_row(
-            r.computation,
-            r.name,
-            label,
-            _n(c.flops),
-            _n(c.transcendentals),
-            _n(c.bytes_accessed),
-            intensity,
-        )
-    t = analysis.total
+    table = Table(title=title, title_justify="left")
+    for i, column in enumerate(COLUMNS):
+        table.add_column(column, justify="right" if i >= 3 else "left",
+                         style="bold" if i == 1 else None)
+    for row in cells:
+        table.add_row(*row)
     table.add_section()
-    intensity = f"{t.flops / t.bytes_accessed:.2f}" if t.bytes_accessed else "-"
-    table.add_row(
-        "total",
-        "",
-        "",
-        _n(t.flops),
-        _n(t.transcendentals),
-        _n(t.bytes_accessed),
-        intensity,
-        style="bold",
-    )
+    table.add_row(*total, style="bold")
     Console(highlight=False).print(table)
+
+
+def _cells(computation: str, name: str, opcode: str, c: Cost) -> list[str]:
+    intensity = f"{c.flops / c.bytes_accessed:.2f}" if c.bytes_accessed else "-"
+    return [computation, name, opcode, _n(c.flops), _n(c.transcendentals),
+            _n(c.bytes_accessed), intensity]
+
+
+def _print_plain(title: str, cells: list[list[str]], total: list[str]) -> None:
+    """The table as aligned columns (text columns left, numbers right)."""
+    widths = [max(len(COLUMNS[i]), len(total[i]), *(len(r[i]) for r in cells))
+              for i in range(len(COLUMNS))]
+
+    def line(row: Sequence[str]) -> str:
+        return "  ".join(v.rjust(w) if i >= 3 else v.ljust(w)
+                         for i, (v, w) in enumerate(zip(row, widths, strict=True))).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    out = [title, line(COLUMNS), rule, *(line(r) for r in cells), rule, line(total)]
+    sys.stdout.write("\n".join(out) + "\n")
 
 
 def _n(x: float) -> str:

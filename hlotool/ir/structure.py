@@ -7,12 +7,14 @@ The debugger snapshots modules with `clone_module`; passes and tests detect chan
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 from typing import Any
 
 from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.module import Module
-from hlotool.ir.opcodes import OPS, AttrKind
+from hlotool.ir.opcodes import OPS, AttrKind, Opcode
+from hlotool.ir.shape_text import shape_to_text
 
 
 def clone_module(module: Module) -> Module:
@@ -122,20 +124,33 @@ def _computation_key(comp: Computation, comp_index: dict[int, int], names: bool)
 def _instruction_key(ins: Instruction, index: dict[int, int],
                      comp_index: dict[int, int], names: bool) -> str:
     attrs = []
-    for spec in OPS[ins.opcode].attrs:
-        if spec.key not in ins.attrs:
-            continue
-        v = ins.attrs[spec.key]
-        if spec.kind is AttrKind.COMPUTATION:
-            v = comp_index.get(id(v), v.name)
-        elif spec.kind is AttrKind.COMPUTATIONS:
-            v = tuple(comp_index.get(id(c), c.name) for c in v)
-        attrs.append((spec.key, v))
+    if ins.attrs:
+        for key, kind in _attr_kinds(ins.opcode):
+            if key not in ins.attrs:
+                continue
+            v = ins.attrs[key]
+            if kind is AttrKind.COMPUTATION:
+                v = comp_index.get(id(v), v.name)
+            elif kind is AttrKind.COMPUTATIONS:
+                v = tuple(comp_index.get(id(c), c.name) for c in v)
+            attrs.append((key, v))
     lit = ins.literal.fingerprint().hex() if ins.literal is not None else ""
-    return "|".join(map(str, (
-        ins.name if names else "", ins.opcode.value, ins.shape,
-        [index.get(id(o), -1) for o in ins.operands], ins.parameter_number, attrs, lit,
-        ins.metadata, ins.sharding, ins.backend_config, sorted(ins.frontend_attributes.items()),
-        [index.get(id(p), -1) for p in ins.control_predecessors], ins.statistics, ins.origin,
-        ins.result_accuracy, ins.async_wrapped,
-    )))
+    return "|".join((
+        ins.name if names else "", ins.opcode.value, shape_to_text(ins.shape),
+        str([index.get(id(o), -1) for o in ins._operands]), str(ins.parameter_number),
+        str(attrs) if attrs else "[]", lit, _text(ins.metadata), _text(ins.sharding),
+        ins.backend_config, str(sorted(ins.frontend_attributes.items())),
+        str([index.get(id(p), -1) for p in ins.control_predecessors]), ins.statistics,
+        ins.origin, _text(ins.result_accuracy), ins.async_wrapped,
+    ))
+
+
+@lru_cache(maxsize=None)
+def _attr_kinds(opcode: Opcode) -> tuple[tuple[str, AttrKind], ...]:
+    return tuple((spec.key, spec.kind) for spec in OPS[opcode].attrs)
+
+
+@lru_cache(maxsize=1 << 16)
+def _text(value: Any) -> str:
+    """str() of an immutable attribute value (metadata, sharding), memoized."""
+    return str(value)
