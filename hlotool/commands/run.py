@@ -39,6 +39,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bench", type=int, default=0, metavar="N",
                    help="after compiling and one warm-up run, run N times and report timing")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--max-memory", metavar="SIZE",
+                   help="refuse to run a module needing more (e.g. 8G; default "
+                        "HLOTOOL_MAX_MEMORY, else 80%% of physical memory)")
     p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
                    help="stop the whole run (compile included) after SECONDS; exit 124")
 
@@ -50,12 +53,23 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _check_memory(module: Module, max_memory: str | None) -> None:
+    from hlotool.limits import check_run_memory, default_max_memory, parse_size
+
+    try:
+        limit = parse_size(max_memory) if max_memory else default_max_memory()
+    except ValueError as exc:
+        raise UsageError(f"--max-memory: {exc}") from None
+    check_run_memory(module, limit)
+
+
 def run(args: argparse.Namespace) -> int:
     from hlotool import values_io
     from hlotool.safe_io import check_output
 
     check_output(args.output, stdout_ok=False)
     module = load(args)
+    _check_memory(module, args.max_memory)
     target = resolve_target(args.target)
     if args.inputs:
         inputs = values_io.entry_arguments(module, values_io.load_npz(args.inputs))
