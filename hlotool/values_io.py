@@ -25,6 +25,7 @@ def sidecar_path(path: Path) -> Path:
 def load_npz(path: str | Path) -> dict[str, np.ndarray]:
     """Arrays of an npz file, ml_dtypes arrays restored from the sidecar's names."""
     import zipfile
+    import zlib
 
     path = Path(path)
     try:
@@ -34,7 +35,8 @@ def load_npz(path: str | Path) -> dict[str, np.ndarray]:
                 raise HloError(f"cannot read {path}: not an npz (zip) archive{hint}")
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, NotImplementedError,
+            RuntimeError, zlib.error) as exc:  # each a damaged archive, as zipfile reports it
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise HloError(f"cannot read {path}: {reason or 'truncated or damaged npz'}") from None
     side = sidecar_path(path)
