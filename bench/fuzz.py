@@ -31,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "corpus"
-_TOKEN = re.compile(r"\s+|[A-Za-z0-9_.%\-]+|\"(?:[^\"\\]|\\.)*\"|.", re.S)
+_TOKEN = re.compile(r"\s+|[A-Za-z0-9_.%\-]+|\"(?:[^\"\\]|\\.)*\"|.", re.DOTALL)
 INTERESTING = ["{", "}", "(", ")", "[", "]", "<", ">", ",", "=", ":", "-1", "-2", "?", "0",
                "999999999999", "4294967296", "f32", "bf16", "s32", "pred", "tuple", "ROOT",
                "%x", "...", '"', "/*", "->", "x", "é", "\u00a0", "\\", "dense<", "tensor<",
@@ -190,7 +190,7 @@ def check_sealed(store: object, name: str, data: bytes) -> str | None:
 ORIGINAL_SEALED = b'{"format": 4, "sizes": [3], "symbols": {}}\nabc'
 
 
-def worker(conn: object, run_every: int) -> None:  # noqa: C901 - a loop of cases
+def worker(conn: object, run_every: int) -> None:
     """Check the mutants whose seeds arrive on `conn`; send back (seed, kind, problem)."""
     import numpy as np
 

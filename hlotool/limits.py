@@ -116,6 +116,22 @@ def check_dimensions(ins: Instruction) -> None:
                          "(a size is >= 0, or ? for an unbounded one)")
 
 
+def check_static(module: Module) -> None:
+    """Raise a positioned HloError at the first instruction with an unbounded (`?`)
+    dimension: XLA compiles static shapes only (StableHLO's are specialized first)."""
+    for comp in module.computations:
+        for ins in comp.instructions:
+            stack = [ins.shape]
+            while stack:
+                s = stack.pop()
+                if s.is_tuple:
+                    stack.extend(s.tuple_shapes)
+                elif -1 in s.dimensions:
+                    raise _error(ins, f"{ins.name}: shape {s} has an unbounded dimension (?); "
+                                 "running needs static shapes (a StableHLO module is "
+                                 "specialized to its --inputs)")
+
+
 def check_constant_bytes(nbytes: int, limit: int | None = None) -> str | None:
     """Why a constant of `nbytes` is refused before it is allocated, or None."""
     limit = default_max_memory() if limit is None else limit

@@ -138,3 +138,24 @@ def test_random_inputs_are_made_in_their_own_type(type_: str) -> None:
     elif type_ not in ("s8", "u32"):
         floats = np.asarray(value, np.complex128 if type_ == "c64" else np.float64)
         assert abs(floats.real.std() - 1) < 0.05
+
+
+def test_run_refuses_unbounded_hlo_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, "q.hlo", "HloModule q\nENTRY e {\n  a = f32[?] parameter(0)\n"
+                  "  ROOT c = f32[?,3] broadcast(a), dimensions={0}\n}\n")
+    assert main(["run", path, "--target", "interp"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:3:3: error: a: shape f32[?]{{0}} has an unbounded dimension")
+
+
+def test_unbounded_stablehlo_runs_specialized_to_its_inputs(tmp_path: Path) -> None:
+    path = _write(tmp_path, "q.mlir", (
+        "func.func @main(%a: tensor<?xf32>, %b: tensor<4xf32>) -> tensor<?xf32> {\n"
+        "  %0 = stablehlo.concatenate %a, %b, dim = 0 : (tensor<?xf32>, tensor<4xf32>) "
+        "-> tensor<?xf32>\n  return %0 : tensor<?xf32>\n}\n"))
+    inputs, out = tmp_path / "in.npz", tmp_path / "out.npz"
+    a, b = np.arange(3, dtype=np.float32), np.ones(4, np.float32)
+    values_io.save_npz(inputs, {"arg0": a, "arg1": b})
+    assert main(["run", path, "--target", "interp", "--inputs", str(inputs),
+                 "--output", str(out)]) == 0
+    np.testing.assert_array_equal(values_io.load_npz(out)["out0"], np.concatenate([a, b]))

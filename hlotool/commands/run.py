@@ -76,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         inputs = values_io.random_arguments(module, args.seed)
     module = _specialize_dynamic(module, args, inputs)
+    from hlotool.limits import check_static
+
+    check_static(module)
     if args.pipeline or args.passes:
         from hlotool.commands.opt import apply_passes
 
