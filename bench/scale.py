@@ -45,7 +45,7 @@ from scale_models import FAMILIES, sized  # noqa: E402
 from hlotool.frontend import parse_hlo  # noqa: E402
 import hlotool.passes.pipeline as pass_manager  # noqa: E402
 from hlotool.ir.module import Module  # noqa: E402
-from hlotool.printer import print_module  # noqa: E402
+from hlotool.ir.printer import print_module  # noqa: E402
 
 HLOTOOL = [sys.executable, "-m", "hlotool.cli"]
 #: Stages run as commands in fresh processes: (name, arguments after FILE).

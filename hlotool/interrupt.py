@@ -20,6 +20,11 @@ from collections.abc import Callable
 EXIT_TIMEOUT, EXIT_INTERRUPTED = 124, 130
 #: How often the waiting main thread wakes up (seconds).
 _SLICE = 0.05
+#: The worker's stack and Python recursion limit: deep modules (a 3,000-deep call chain,
+#: 400-deep tuple shapes) walk recursively; the verifier refuses deeper ones
+#: (`hlotool.limits`), so these bounds are never reached.
+WORKER_STACK_BYTES = 1 << 30
+WORKER_RECURSION_LIMIT = 60_000
 
 
 def run_interruptibly(work: Callable[[], int], timeout: float | None, *,
@@ -33,10 +38,13 @@ def run_interruptibly(work: Callable[[], int], timeout: float | None, *,
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread
             outcome["error"] = exc
 
-    worker = threading.Thread(target=target, name="hlotool-command", daemon=True)
     deadline = None if timeout is None else time.monotonic() + timeout
+    old_stack, old_limit = threading.stack_size(WORKER_STACK_BYTES), sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, WORKER_RECURSION_LIMIT))
     try:
+        worker = threading.Thread(target=target, name="hlotool-command", daemon=True)
         worker.start()
+        threading.stack_size(old_stack)
         while worker.is_alive():
             wait = _SLICE if deadline is None else min(_SLICE, deadline - time.monotonic())
             if wait <= 0:
@@ -44,6 +52,10 @@ def run_interruptibly(work: Callable[[], int], timeout: float | None, *,
             worker.join(wait)
     except KeyboardInterrupt:
         return _stop("interrupted", EXIT_INTERRUPTED, hard_exit)
+    finally:
+        threading.stack_size(old_stack)
+        if not worker.is_alive():
+            sys.setrecursionlimit(old_limit)
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]
     return int(outcome["status"])  # type: ignore[call-overload]

@@ -3,7 +3,9 @@
 Every output (`--output`, `-o`, dump directories, reproducers, charts, drawings) goes
 through `atomic_write` or `atomic_files`: the data goes to a temporary file in the same
 directory, which is renamed over the target only once it is complete, so an interrupted
-or failed write leaves the previous file as it was. The name given is the name written.
+or failed write leaves the previous file as it was. The name given is the name written
+(through a symlink, the file it points to); a device or pipe (`/dev/null`, `/dev/stdout`)
+is written in place.
 `check_output` and `check_dump_dir` run before the command does its work, so a missing
 folder or a directory given as a file is reported at once, not after a long run.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -54,7 +57,19 @@ def check_dump_dir(path: str | Path) -> Path:
     return p
 
 
-def _temporary(path: Path) -> tuple[Path, BinaryIO]:
+def _is_special(path: Path) -> bool:
+    """Whether `path` exists and is not a regular file (a device, a pipe)."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _temporary(path: Path) -> tuple[Path | None, BinaryIO]:
+    """A temporary file beside `path` (None and `path` itself for a device or pipe)."""
+    if _is_special(path):
+        return None, path.open("wb")
+    path = Path(os.path.realpath(path))
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     _PENDING.add(tmp)
@@ -74,17 +89,19 @@ def atomic_files(*paths: str | Path) -> Iterator[list[BinaryIO]]:
         except OSError as exc:
             raise OutputError(f"cannot write {t}: {exc.strerror}") from None
         yield [f for _, f in opened]
-        for _, f in opened:
+        for tmp, f in opened:
             f.flush()
-            os.fsync(f.fileno())
+            if tmp is not None:
+                os.fsync(f.fileno())
             f.close()
         for (tmp, _), t in zip(opened, targets):
-            os.replace(tmp, t)
-            _PENDING.discard(tmp)
+            if tmp is not None:
+                os.replace(tmp, os.path.realpath(t))
+                _PENDING.discard(tmp)
     finally:
         for tmp, f in opened:
             f.close()
-            if tmp in _PENDING:
+            if tmp is not None and tmp in _PENDING:
                 tmp.unlink(missing_ok=True)
                 _PENDING.discard(tmp)
 

@@ -25,6 +25,7 @@ def sidecar_path(path: Path) -> Path:
 def load_npz(path: str | Path) -> dict[str, np.ndarray]:
     """Arrays of an npz file, ml_dtypes arrays restored from the sidecar's names."""
     import zipfile
+    import zlib
 
     path = Path(path)
     try:
@@ -34,7 +35,8 @@ def load_npz(path: str | Path) -> dict[str, np.ndarray]:
                 raise HloError(f"cannot read {path}: not an npz (zip) archive{hint}")
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, NotImplementedError,
+            RuntimeError, zlib.error) as exc:  # each a damaged archive, as zipfile reports it
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise HloError(f"cannot read {path}: {reason or 'truncated or damaged npz'}") from None
     side = sidecar_path(path)
@@ -158,13 +160,20 @@ def _random(shape: Shape, rng: np.random.Generator) -> Any:
     dims = tuple(max(d, 1) if d < 0 else d for d in shape.dimensions)
     dtype = et.numpy_dtype
     if et is PrimitiveType.PRED:
-        return rng.random(dims) < 0.5
+        return rng.integers(0, 2, size=dims, dtype=np.uint8).view(np.bool_)
     if et.is_integral:
         lo = 0 if et.is_unsigned_int else -4
-        return rng.integers(lo, 5, size=dims).astype(dtype)
+        small = np.uint8 if et.is_unsigned_int else np.int8
+        return rng.integers(lo, 5, size=dims, dtype=small).astype(dtype, copy=False)
+    # Generated in float32 (never float64): the input costs its own size, not twice it.
     if et.is_complex:
-        return (rng.standard_normal(dims) + 1j * rng.standard_normal(dims)).astype(dtype)
-    return rng.standard_normal(dims).astype(np.float32).astype(dtype)
+        part = np.float64 if dtype.itemsize == 16 else np.float32
+        out = np.empty(dims, dtype)
+        out.real = rng.standard_normal(dims, dtype=part)
+        out.imag = rng.standard_normal(dims, dtype=part)
+        return out
+    values = rng.standard_normal(dims, dtype=np.float32)
+    return values if dtype == np.float32 else values.astype(dtype)
 
 
 def random_value(shape: Shape, rng: np.random.Generator) -> Any:

@@ -9,10 +9,12 @@ from hlotool.ir.instruction import Instruction
 from hlotool.ir.module import Module
 from hlotool.ir.opcodes import OPS, AttrKind, Opcode
 from hlotool.ir.shape_rules import ShapeContext, ShapeError
+from hlotool.limits import check_depths, check_dimensions
 
 
 def verify(module: Module) -> None:
     """Raise HloError (positioned at the instruction when it has a source location)."""
+    check_depths(module)
     names: set[str] = set()
     entries = [c for c in module.computations if c.is_entry]
     if len(entries) > 1:
@@ -115,6 +117,7 @@ _COMPUTATION_KEYS = {
 
 def _verify_instruction(ins: Instruction) -> None:
     spec = OPS[ins.opcode]
+    check_dimensions(ins)
     n = ins.operand_count
     if spec.arity is not None and n != spec.arity:
         raise _error(ins, f"{ins.opcode.value} expects {spec.arity} operands, but {ins.name} has {n}")

@@ -77,10 +77,11 @@ def test_timeout_stops_an_endless_native_while_loop(tmp_path: Path) -> None:
 
 def test_the_endless_loop_is_one_native_function() -> None:
     """What the two tests above interrupt is compiled code, not the interpreter."""
-    from hlotool.commands.opt import apply_passes
-    from hlotool.frontend import parse_hlo
     from hlotool.targets.cpu import compile_module
     from hlotool.targets.cpu.kernels.control import ControlThunk
+
+    from hlotool.commands.opt import apply_passes
+    from hlotool.frontend import parse_hlo
 
     module = parse_hlo(ENDLESS.read_text())
     apply_passes(module, "cpu", None, verify_each=False)

@@ -100,3 +100,14 @@ def test_a_killed_writer_leaves_the_old_file(tmp_path: Path) -> None:
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)
     assert out.read_bytes() == b"old"
+
+
+def test_a_device_is_written_in_place_and_a_symlink_through(tmp_path: Path) -> None:
+    atomic_write("/dev/null", b"discarded")
+    assert not Path("/dev/null").is_file()
+    real = tmp_path / "real.txt"
+    real.write_text("old")
+    link = tmp_path / "link.txt"
+    link.symlink_to(real)
+    atomic_write(link, "new")
+    assert link.is_symlink() and real.read_text() == "new"

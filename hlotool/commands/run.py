@@ -46,6 +46,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--distributed", choices=("mpi",), default=None,
                    help="under `mpiexec -n N`: each MPI rank runs one device (the mpi extra)")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--max-memory", metavar="SIZE",
+                   help="refuse to run a module needing more (e.g. 8G; default "
+                        "HLOTOOL_MAX_MEMORY, else 80%% of physical memory)")
     p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
                    help="stop the whole run (compile included) after SECONDS; exit 124")
     from hlotool.commands.tpu_options import add_run_arguments
@@ -60,15 +63,25 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _check_memory(module: Module, max_memory: str | None) -> None:
+    from hlotool.limits import check_run_memory, default_max_memory, parse_size
+
+    try:
+        limit = parse_size(max_memory) if max_memory else default_max_memory()
+    except ValueError as exc:
+        raise UsageError(f"--max-memory: {exc}") from None
+    check_run_memory(module, limit)
+
+
 def run(args: argparse.Namespace) -> int:
     from hlotool import values_io
-    from hlotool.safe_io import check_output
-
     from hlotool.elided import refuse_elided_reads
+    from hlotool.safe_io import check_output
 
     check_output(args.output, stdout_ok=False)
     module = load(args)
     refuse_elided_reads(module)
+    _check_memory(module, args.max_memory)
     target = resolve_target(args.target)
     from hlotool.commands.run_devices import device_count, partition_shard_maps, run_devices
 
@@ -80,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         inputs = values_io.random_arguments(module, args.seed)
     module = _specialize_dynamic(module, args, inputs)
+    from hlotool.limits import check_static
+
+    check_static(module)
     if args.pipeline or args.passes:
         from hlotool.commands.opt import apply_passes
 

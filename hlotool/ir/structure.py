@@ -14,7 +14,7 @@ from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.module import Module
 from hlotool.ir.opcodes import OPS, AttrKind, Opcode
-from hlotool.ir.shape_text import shape_to_text
+from hlotool.ir.types import shape_to_text
 
 
 def clone_module(module: Module) -> Module:

@@ -40,6 +40,7 @@ from hlotool.stablehlo.ast import (
 from hlotool.ir.attributes import ConvDimensionNumbers
 from hlotool.ir.literal import Literal
 from hlotool.ir.types import UNBOUNDED, PrimitiveType, Shape
+from hlotool.limits import check_constant_bytes
 
 P = PrimitiveType
 
@@ -208,6 +209,9 @@ def dense_array(body: str, shape: Shape, tok: Token | None) -> np.ndarray:
     body = body.strip()
     dims = shape.dimensions
     count = int(np.prod(dims, dtype=np.int64)) if dims else 1
+    too_big = check_constant_bytes(count * shape.element_type.numpy_dtype.itemsize)
+    if too_big:
+        raise error_at(tok, too_big)
     if body.startswith('"'):
         return _hex_blob(body[1:-1].removeprefix("0x").removeprefix("0X"), shape, tok)
     if not body or re.fullmatch(r"[\[\]\s,]*", body):
@@ -218,10 +222,18 @@ def dense_array(body: str, shape: Shape, tok: Token | None) -> np.ndarray:
         return np.zeros(dims, shape.element_type.numpy_dtype)
     if not body.startswith("["):
         value = _elements([body], shape.element_type, tok)
-        return np.broadcast_to(value.reshape(()), dims).copy()
+        return _splat(value, dims)
     _check_nesting(body, dims, tok, shape)
     items = _ELEMENT.findall(body)
     return _elements(items, shape.element_type, tok).reshape(dims)
+
+
+def _splat(value: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
+    """Every element `value`: filled once, read-only, so the literal keeps it uncopied."""
+    out = np.empty(dims, value.dtype)
+    out.fill(value.reshape(())[()])
+    out.setflags(write=False)
+    return out
 
 
 def _check_nesting(body: str, dims: tuple[int, ...], tok: Token | None, shape: Shape) -> None:
@@ -243,7 +255,7 @@ def _hex_blob(hexdigits: str, shape: Shape, tok: Token | None) -> np.ndarray:
     count = int(np.prod(shape.dimensions, dtype=np.int64)) if shape.dimensions else 1
     size = dtype.itemsize
     if len(data) == size and count != 1:
-        return np.broadcast_to(np.frombuffer(data, dtype).reshape(()), shape.dimensions).copy()
+        return _splat(np.frombuffer(data, dtype), shape.dimensions)
     if len(data) != size * count:
         raise error_at(
             tok, f"hex literal has {len(data)} bytes, but {_type_text(shape)} needs {size * count}"

@@ -1,0 +1,161 @@
+"""Limits before allocation: memory estimates, lazy refusals, nesting depths, bad dims."""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hlotool import values_io
+from hlotool.cli import main
+from hlotool.frontend import parse_hlo
+from hlotool.limits import MAX_CALL_DEPTH, MAX_SHAPE_DEPTH, estimate_run_bytes, parse_size
+
+
+def _write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def _call_chain(n: int) -> str:
+    parts = ["HloModule deep", "c0 {\n  p = f32[] parameter(0)\n  ROOT r = f32[] negate(p)\n}"]
+    parts += [f"c{i} {{\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c{i - 1}\n}}"
+              for i in range(1, n)]
+    parts.append(f"ENTRY e {{\n  a = f32[] parameter(0)\n  ROOT r = f32[] call(a), "
+                 f"to_apply=c{n - 1}\n}}")
+    return "\n".join(parts) + "\n"
+
+
+def _nested_tuple(depth: int) -> str:
+    shape = "f32[]"
+    for _ in range(depth):
+        shape = f"({shape})"
+    return f"HloModule t\nENTRY e {{\n  ROOT a = {shape} parameter(0)\n}}\n"
+
+
+def test_parse_size() -> None:
+    assert parse_size("8G") == 8 << 30 and parse_size("512m") == 512 << 20
+    assert parse_size("1.5GiB") == 3 << 29 and parse_size("1000") == 1000
+    with pytest.raises(ValueError):
+        parse_size("lots")
+
+
+def test_a_huge_splat_is_refused_before_allocation(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, "splat.mlir", (
+        "func.func @main() -> tensor<100000x100000xf32> {\n"
+        "  %0 = stablehlo.constant dense<0.0> : tensor<100000x100000xf32>\n"
+        "  return %0 : tensor<100000x100000xf32>\n}\n"))
+    tracemalloc.start()
+    assert main(["parse", path]) == 2
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 200 << 20
+    started = time.monotonic()
+    assert main(["parse", path]) == 2
+    assert time.monotonic() - started < 5
+    err = capsys.readouterr().err.split("\n\n")[-1]
+    assert f"{path}:2:27: error: the constant needs 37.3 GiB" in err
+
+
+def test_run_refuses_a_module_above_max_memory(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, "big.hlo", "HloModule b\nENTRY e {\n  a = f32[100000,100000] "
+                  "parameter(0)\n  ROOT n = f32[100000,100000] negate(a)\n}\n")
+    assert main(["run", path, "--target", "interp"]) == 2
+    assert "needs about 74.5 GiB" in capsys.readouterr().err
+    assert main(["run", path, "--max-memory", "lots"]) == 2
+    assert "--max-memory: not a size" in capsys.readouterr().err
+
+
+def test_the_estimate_counts_parameters_outputs_and_temporaries() -> None:
+    m = parse_hlo("HloModule m\nENTRY e {\n  a = f32[1000] parameter(0)\n"
+                  "  b = f32[1000] exponential(a)\n  ROOT c = f32[1000] negate(b)\n}\n")
+    assert 8000 <= estimate_run_bytes(m) <= 12000
+
+
+def test_max_memory_lets_a_small_module_run(tmp_path: Path) -> None:
+    softmax = str(Path(__file__).parent.parent / "examples" / "softmax.hlo")
+    assert main(["run", softmax, "--target", "interp", "--max-memory", "64M"]) == 0
+    assert main(["run", softmax, "--target", "interp", "--max-memory", "1k"]) == 2
+
+
+def test_a_3000_deep_call_chain_parses_prints_and_runs(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, "calls.hlo", _call_chain(3000))
+    inputs = tmp_path / "in.npz"
+    values_io.save_npz(inputs, {"arg0": np.array(2.5, np.float32)})
+    out = tmp_path / "out.npz"
+    assert main(["print", path, "-o", str(tmp_path / "p.hlo")]) == 0
+    assert main(["run", path, "--target", "interp", "--inputs", str(inputs),
+                 "--output", str(out)]) == 0
+    assert values_io.load_npz(out)["out0"] == np.float32(-2.5)
+
+
+def test_calls_deeper_than_the_limit_are_a_positioned_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, "calls.hlo", _call_chain(MAX_CALL_DEPTH + 1))
+    assert main(["parse", path]) == 2
+    err = capsys.readouterr().err
+    assert f"computations call each other more than {MAX_CALL_DEPTH} deep" in err
+    assert err.startswith(f"{path}:")
+
+
+def test_deep_tuple_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["print", _write(tmp_path, "t400.hlo", _nested_tuple(400)), "-o",
+                 str(tmp_path / "o.hlo")]) == 0
+    assert (tmp_path / "o.hlo").read_text().count("(") >= 400
+    path = _write(tmp_path, "t.hlo", _nested_tuple(MAX_SHAPE_DEPTH + 1))
+    assert main(["parse", path]) == 2
+    assert f"{path}:3:8: error: a: tuple shapes nest more than" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dims", ["-2", "4,-3"])
+def test_negative_dimensions_are_refused(tmp_path: Path, dims: str,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, "n.hlo", f"HloModule n\nENTRY e {{\n  ROOT a = f32[{dims}] "
+                  "parameter(0)\n}\n")
+    assert main(["parse", path]) == 2
+    assert f"{path}:3:8: error: a: shape f32[{dims}]" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("type_", ["f32", "bf16", "f16", "s8", "u32", "c64", "pred"])
+def test_random_inputs_are_made_in_their_own_type(type_: str) -> None:
+    m = parse_hlo(f"HloModule r\nENTRY e {{\n  ROOT a = {type_}[500,500] parameter(0)\n}}\n")
+    want = m.entry.parameters[0].shape.element_type.numpy_dtype
+    tracemalloc.start()
+    (value,) = values_io.random_arguments(m, seed=1)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert value.dtype == want and value.shape == (500, 500)
+    assert peak <= 2 * 250_000 * max(want.itemsize, 4) + (1 << 16)
+    if type_ == "pred":
+        assert 0.4 < value.mean() < 0.6
+    elif type_ not in ("s8", "u32"):
+        floats = np.asarray(value, np.complex128 if type_ == "c64" else np.float64)
+        assert abs(floats.real.std() - 1) < 0.05
+
+
+def test_run_refuses_unbounded_hlo_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, "q.hlo", "HloModule q\nENTRY e {\n  a = f32[?] parameter(0)\n"
+                  "  ROOT c = f32[?,3] broadcast(a), dimensions={0}\n}\n")
+    assert main(["run", path, "--target", "interp"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:3:3: error: a: shape f32[?]{{0}} has an unbounded dimension")
+
+
+def test_unbounded_stablehlo_runs_specialized_to_its_inputs(tmp_path: Path) -> None:
+    path = _write(tmp_path, "q.mlir", (
+        "func.func @main(%a: tensor<?xf32>, %b: tensor<4xf32>) -> tensor<?xf32> {\n"
+        "  %0 = stablehlo.concatenate %a, %b, dim = 0 : (tensor<?xf32>, tensor<4xf32>) "
+        "-> tensor<?xf32>\n  return %0 : tensor<?xf32>\n}\n"))
+    inputs, out = tmp_path / "in.npz", tmp_path / "out.npz"
+    a, b = np.arange(3, dtype=np.float32), np.ones(4, np.float32)
+    values_io.save_npz(inputs, {"arg0": a, "arg1": b})
+    assert main(["run", path, "--target", "interp", "--inputs", str(inputs),
+                 "--output", str(out)]) == 0
+    np.testing.assert_array_equal(values_io.load_npz(out)["out0"], np.concatenate([a, b]))
