@@ -37,15 +37,7 @@ from hlotool.targets.cpu.kernels.elemental import (
     delinearize,
     linear_index,
 )
-from hlotool.targets.cpu.kernels.reduce import (
-    ReducePlan,
-    _ReduceEmitter,
-    buffers_row,
-    fold_levels,
-    fused_product,
-    reducer_op,
-    row_values,
-)
+from hlotool.targets.cpu.kernels.reduce import buffers_row, row_reduce_emitter, row_values
 
 O = Opcode
 
@@ -89,19 +81,7 @@ def emit_row_kernel(module: ir.Module, plan: RowPlan, symbol: str, *, x86: bool)
             product = red.operand(0)
             if id(product) not in known and buffers_row(red, plan.kept):
                 known[id(product)] = row_values(b, entry, product, index, plan.kept, known)
-            r = _ReduceEmitter.__new__(_ReduceEmitter)
-            r.fn, r.plan, r.entry, r.b = fn, ReducePlan("", [red], []), entry, b
-            r.emitter = ElementalEmitter(b, dict(known))
-            r.red, r.t = red, red.shape.element_type
-            r.ty = u.value_type(r.t)
-            r.op = reducer_op(red)
-            r.product = fused_product(red)
-            if r.product is not None and id(r.product) in known:
-                r.product = None
-            src = red.operand(0).shape.dimensions
-            r.in_dims, r.rdims = src, sorted(red.attrs["dimensions"])
-            r.kept = [d for d in range(len(src)) if d not in r.rdims]
-            r.levels = fold_levels(red)
+            r = row_reduce_emitter(fn, entry, b, red, known, index, plan.kept)
             value = r.level_value(len(r.levels) + 1, index, None)
             if r.t.value == "pred":
                 value = b.zext(value, u.I8)
