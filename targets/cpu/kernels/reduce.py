@@ -46,10 +46,13 @@ runs at ~1 element per 4 cycles, 8 chains at the 2 adds/cycle throughput).
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
@@ -99,6 +102,10 @@ class ReducePlan:
     @property
     def reduce(self) -> Instruction:
         return self.roots[0]
+
+    def __post_init__(self) -> None:
+        if lane_folded(self):
+            lane_runtime(self.reduce.shape.element_type)
 
     @property
     def scratch(self) -> list[Result]:
@@ -494,7 +501,8 @@ def lane_row(red: Instruction, source: Input | None, kept: int) -> bool:
 
 
 class _LaneFolder:
-    """Emits the vector first tree level of a reduce (see `lane_folded`)."""
+    """Emits the vector first tree level of a reduce (see `lane_folded`): per unit, calls
+    of the runtime's lane fold (`lane_runtime`) over the window rows."""
 
     def __init__(self, b: ir.IRBuilder, red: Instruction, init: ir.Value) -> None:
         self.b, self.red = b, red
@@ -503,10 +511,10 @@ class _LaneFolder:
         self.ety = u.value_type(t)
         self.vty = ir.VectorType(self.ety, self.lanes)
         zero = ir.Constant(self.vty, None)
-        with b.goto_block(b.function.entry_basic_block):
-            self.acc = b.alloca(self.vty, name="lanes")
         self.splat = b.shuffle_vector(b.insert_element(zero, init, u.i64(0)), zero,
                                       ir.Constant(ir.VectorType(u.I32, self.lanes), None))
+        name = lane_symbol(t, reducer_op(red))
+        self.fold = b.module.globals.get(name) or ir.Function(b.module, _LANE_FOLD, name=name)
         src = red.operand(0).shape.dimensions
         reduced = [src[d] for d in sorted(red.attrs["dimensions"])]
         self.strides = [math.prod(reduced[k + 1:]) for k in range(len(reduced))]
@@ -517,7 +525,6 @@ class _LaneFolder:
         self.units = [*counts[:-1], counts[-1] // self.lanes]
         #: Level-1 values per output element.
         self.positions = math.prod(counts)
-        self.combine = b.fadd if reducer_op(red) is O.ADD else b.fmul
 
     def all_units(self, src: ir.Value, base: ir.Value, level1: ir.Value) -> None:
         """Every unit of one output element (elements from `base`), its level-1 values
@@ -530,42 +537,93 @@ class _LaneFolder:
              first: ir.Value) -> None:
         """Fold the LANES windows at `index` (level-1 positions of the other reduced
         dims, then the group) of the output element whose elements start at `base`,
-        storing their values at `level1` + `first` + their positions."""
+        into `level1` + `first` + their positions (which start as the init value)."""
         b, lanes = self.b, self.lanes
         pos, g = index[:-1], index[-1]
-        b.store(self.splat, self.acc)
+        slot = b.add(first, b.mul(linear_index(b, self.units, tuple(index)), u.i64(lanes)))
+        acc = b.gep(level1, [slot], source_etype=self.ety, inbounds=True)
+        b.store(self.splat, acc, align=4)
 
         def rows(k: int, at: ir.Value) -> None:
-            if k == len(pos):
-                self._fold_row(src, at)
+            if not pos:
+                b.call(self.fold, [b.gep(src, [at], source_etype=self.ety), u.i64(0),
+                                   u.i64(1), acc])
                 return
             n, w, pad, _ = self.level[k]
             start = b.sub(b.mul(pos[k], u.i64(w)), u.i64(pad))
             lo = b.select(b.icmp_signed("<", start, u.i64(0)), u.i64(0), start)
             stop = b.add(start, u.i64(w))
             hi = b.select(b.icmp_signed(">", stop, u.i64(n)), u.i64(n), stop)
+            first_row = b.add(at, b.mul(lo, u.i64(self.strides[k])))
+            if k == len(pos) - 1:
+                b.call(self.fold, [b.gep(src, [first_row], source_etype=self.ety),
+                                   u.i64(self.strides[k]), b.sub(hi, lo), acc])
+                return
             with u.for_range(b, b.sub(hi, lo), name=f"w{k}") as j:
-                rows(k + 1, b.add(at, b.mul(b.add(lo, j), u.i64(self.strides[k]))))
+                rows(k + 1, b.add(first_row, b.mul(j, u.i64(self.strides[k]))))
 
         rows(0, b.add(base, b.mul(g, u.i64(lanes * TREE_WINDOW))))
-        slot = b.add(first, b.mul(linear_index(b, self.units, tuple(index)), u.i64(lanes)))
-        b.store(b.load(self.acc, typ=self.vty),
-                b.gep(level1, [slot], source_etype=self.ety, inbounds=True), align=4)
 
-    def _fold_row(self, src: ir.Value, row: ir.Value) -> None:
-        """acc (lane q) folds the window row at element offset `row` + q * 32: the row
-        segment loaded as vectors and transposed, so that vector j holds element j of
-        every window."""
-        b, lanes = self.b, self.lanes
-        per_window = TREE_WINDOW // lanes
-        vectors = [b.load(b.gep(src, [b.add(row, u.i64(k * lanes))], source_etype=self.ety,
-                                inbounds=True), typ=self.vty, align=4)
+
+#: `void fold(ptr src, i64 stride, i64 rows, ptr acc)`: the LANES accumulators at acc
+#: (one per window) fold `rows` window rows, row r being the LANES * 32 elements at
+#: src + r * stride (window q: elements q * 32 .. q * 32 + 31), each window in order.
+_LANE_FOLD = ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64, u.PTR])
+
+
+def lane_symbol(t: PrimitiveType, op: Opcode | None) -> str:
+    """The runtime lane fold of element type `t` and reducer `op` (add or multiply)."""
+    return f"hlotool_lane_fold_{'f32' if t is P.F32 else 'f64'}_{'add' if op is O.ADD else 'mul'}"
+
+
+@functools.cache
+def lane_runtime(t: PrimitiveType) -> object:
+    """Load (from the disk cache) or compile the lane folds of `t` once per process and
+    register their symbols, before any kernel calling them is compiled or loaded (plans
+    ask for it: `ReducePlan`, `row.RowPlan`). Its 32 loads and ~128 shuffles per row
+    cost LLVM ~50-100 ms to compile, so kernels call it, as conv's microkernels."""
+    from hlotool.targets.cpu.cache import runtime_library
+
+    names = [(lane_symbol(t, op), op) for op in (O.ADD, O.MULTIPLY)]
+
+    def text() -> str:
+        module = ir.Module(name="hlotool_lane_fold")
+        for name, op in names:
+            _emit_lane_fold(module, name, t, op)
+        return str(module)
+
+    library = runtime_library(f"lane_fold_{t.name}", text, Pipeline.LEAN)
+    for name, _ in names:
+        llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
+    return library  # kept alive for the life of the process
+
+
+def _emit_lane_fold(module: ir.Module, name: str, t: PrimitiveType, op: Opcode) -> None:
+    """The runtime lane fold (`_LANE_FOLD`): per row, the segment loaded as vectors and
+    transposed in registers so that vector j holds element j of every window, then
+    added (multiplied) into the accumulators in order."""
+    fn = ir.Function(module, _LANE_FOLD, name=name)
+    fn.attributes.add("nounwind")
+    src, stride, count, accp = fn.args
+    lanes = LANES[t]
+    ety = u.value_type(t)
+    vty = ir.VectorType(ety, lanes)
+    per_window = TREE_WINDOW // lanes
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    acc = b.alloca(vty, name="acc")
+    b.store(b.load(accp, typ=vty, align=4), acc)
+    combine = b.fadd if op is O.ADD else b.fmul
+    with u.for_range(b, count, name="row") as r:
+        row = b.gep(src, [b.mul(r, stride)], source_etype=ety)
+        vectors = [b.load(b.gep(row, [u.i64(k * lanes)], source_etype=ety), typ=vty, align=4)
                    for k in range(lanes * per_window)]
-        value = b.load(self.acc, typ=self.vty)
+        value = b.load(acc, typ=vty)
         for part in range(per_window):
             for v in _transpose(b, [vectors[q * per_window + part] for q in range(lanes)]):
-                value = self.combine(value, v)
-        b.store(value, self.acc)
+                value = combine(value, v)
+        b.store(value, acc)
+    b.store(b.load(acc, typ=vty), accp, align=4)
+    b.ret_void()
 
 
 def _transpose(b: ir.IRBuilder, rows: list[ir.Value]) -> list[ir.Value]:

@@ -37,7 +37,14 @@ from hlotool.targets.cpu.kernels.elemental import (
     delinearize,
     linear_index,
 )
-from hlotool.targets.cpu.kernels.reduce import buffers_row, row_reduce_emitter, row_values
+from hlotool.targets.cpu.kernels.reduce import (
+    LANES,
+    buffers_row,
+    lane_runtime,
+    reducer_op,
+    row_reduce_emitter,
+    row_values,
+)
 
 O = Opcode
 
@@ -56,6 +63,13 @@ class RowPlan:
     #: Number of leading (row) dims the reduces keep.
     kept: int = 1
     tune: dict[str, int | str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Register the runtime lane folds its float sums may call (before the kernel is
+        compiled or loaded from the disk cache)."""
+        for red in self.scratch:
+            if red.shape.element_type in LANES and reducer_op(red) in (O.ADD, O.MULTIPLY):
+                lane_runtime(red.shape.element_type)
 
 
 def emit_row_kernel(module: ir.Module, plan: RowPlan, symbol: str, *, x86: bool) -> None:
