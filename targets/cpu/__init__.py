@@ -108,9 +108,10 @@ class CpuTarget(Target):
 
 
 def load_runtime() -> float:
-    """Build the libraries kernels call (the BLAS helpers, the convolution
-    microkernels and the reductions' lane folds), as the first compile that needs them would; seconds spent (0 once
-    built). Done once per process, like XLA:CPU loading its library kernels."""
+    """Build the libraries kernels call (the BLAS helpers, the convolution microkernels
+    and the reductions' lane folds), as the first compile that needs them would; seconds
+    spent (0 once built). Done once per process, like XLA:CPU loading its library
+    kernels."""
     import time
 
     from hlotool.targets.cpu.kernels.conv import load_runtime as load
