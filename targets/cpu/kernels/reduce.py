@@ -277,6 +277,8 @@ def lane_folded(plan: ReducePlan) -> bool:
     transpose puts element j of LANES adjacent windows in one vector), so every window
     folds exactly as the scalar tree does."""
     red = plan.reduce
+    if not isinstance(red, Instruction):  # a tuple result's view (`make_thunk`)
+        return False
     t = red.shape.element_type
     if reducer_op(red) not in (O.ADD, O.MULTIPLY) or t not in LANES or red.shape.is_tuple:
         return False
