@@ -106,3 +106,25 @@ def test_softmax_exp_computed_once_per_row(n: int) -> None:
     x = np.random.default_rng(2).standard_normal((2, n)).astype(np.float32) * 10
     got, want, _ = run_both(text, x)
     assert_same(got, want)
+
+
+@pytest.mark.parametrize(("text", "shapes"), [
+    (softmax_text(3, 4096, "kInput"), [(3, 4096)]),
+    (softmax_text(2, 1536, "kCustom"), [(2, 1536)]),
+    (LAYERNORM.replace("300", "1024"), [(3, 5, 1024), (1024,)]),
+])
+def test_row_sums_fold_their_first_level_with_vectors(text: str,
+                                                      shapes: list[tuple[int, ...]]) -> None:
+    """Row sums over whole groups of 16 windows (the row's computed values in their
+    buffer, or a parameter read in place) fold the first tree level one window per
+    vector lane into a per-row buffer: still bit for bit the interpreter's order."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu import compile_module
+
+    ex = compile_module(parse_hlo(text), cache=False, autotune=False)
+    assert ex.library is not None and "level1." in ex.library.llvm_ir
+    rng = np.random.default_rng(4)
+    args = [rng.standard_normal(s).astype(np.float32) * 3 for s in shapes]
+    got, want, ex = run_both(text, *args)
+    assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
+    assert_same(got, want)

@@ -46,10 +46,13 @@ runs at ~1 element per 4 cycles, 8 chains at the 2 adds/cycle throughput).
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
@@ -99,6 +102,10 @@ class ReducePlan:
     @property
     def reduce(self) -> Instruction:
         return self.roots[0]
+
+    def __post_init__(self) -> None:
+        if lane_folded(self):
+            lane_runtime(self.reduce.shape.element_type)
 
     @property
     def scratch(self) -> list[Result]:
@@ -270,6 +277,8 @@ def lane_folded(plan: ReducePlan) -> bool:
     transpose puts element j of LANES adjacent windows in one vector), so every window
     folds exactly as the scalar tree does."""
     red = plan.reduce
+    if not isinstance(red, Instruction):  # a tuple result's view (`make_thunk`)
+        return False
     t = red.shape.element_type
     if reducer_op(red) not in (O.ADD, O.MULTIPLY) or t not in LANES or red.shape.is_tuple:
         return False
@@ -456,73 +465,166 @@ def _emit_lane_kernel(module: ir.Module, plan: ReducePlan, symbol: str, x86: boo
 def _emit_lane_level(fn: ir.Function, plan: ReducePlan) -> None:
     """The body of the first tree level over units [begin, end): a unit is LANES
     adjacent windows of the last reduced dim at one position of the other reduced
-    dims' windows and one output element; it folds their rows in row-major order, each
-    row segment of LANES * 32 elements loaded as vectors and transposed in registers so
-    that vector j holds element j of every window, then stores the LANES results."""
+    dims' windows and one output element (`_LaneFolder.unit`)."""
     red = plan.reduce
-    t = red.shape.element_type
-    lanes = LANES[t]
-    ety = u.value_type(t)
-    vty = ir.VectorType(ety, lanes)
     sources = plan.inputs + [c for c, _ in plan.constants]
     inputs = {id(i): Input(a, i.shape) for i, a in zip(sources, fn.args, strict=False)}
-    src_ptr = inputs[id(red.operand(0))].pointer
-    level1 = fn.args[len(sources) + 1]
     begin, end = fn.args[-2:]
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     init = ElementalEmitter(b, inputs).value(red.operand(1), ())
-    zero = ir.Constant(vty, None)
-    splat = b.shuffle_vector(b.insert_element(zero, init, u.i64(0)), zero,
-                             ir.Constant(ir.VectorType(u.I32, lanes), None))
-    acc = b.alloca(vty, name="acc")
+    folder = _LaneFolder(b, red, init)
     src = red.operand(0).shape.dimensions
-    rdims = sorted(red.attrs["dimensions"])
-    reduced = [src[d] for d in rdims]
-    strides = [math.prod(reduced[k + 1:]) for k in range(len(reduced))]
-    per_output = math.prod(reduced)
-    level = fold_levels(red)[0].dims
-    counts = [d[3] for d in level]
-    groups = counts[-1] // lanes
-    combine = b.fadd if reducer_op(red) is O.ADD else b.fmul
-    per_window = TREE_WINDOW // lanes  # vectors per window row
+    outputs = math.prod(src[:len(src) - len(red.attrs["dimensions"])])
+    with u.for_range(b, b.sub(end, begin), name="unit") as i:
+        unit = b.add(begin, i, flags=["nsw", "nuw"])
+        index = list(delinearize(b, [outputs, *folder.units], unit))
+        folder.unit(inputs[id(red.operand(0))].pointer,
+                    b.mul(index[0], u.i64(folder.per_output)), index[1:],
+                    fn.args[len(sources) + 1], b.mul(index[0], u.i64(folder.positions)))
+    b.ret_void()
 
-    def fold_row(row: ir.Value) -> None:
-        """acc (lane q) folds the window row at element offset `row` + q * 32."""
-        vectors = [b.load(b.gep(src_ptr, [b.add(row, u.i64(k * lanes))], source_etype=ety,
-                                inbounds=True), typ=vty, align=4)
+
+def lane_row(red: Instruction, source: Input | None, kept: int) -> bool:
+    """Whether a row kernel's reduce (over the dims after the first `kept`) folds its first
+    tree level with vectors (`_LaneFolder`): as `lane_folded`, reading `source` (the
+    operand's buffer: an input, or the row's values computed into a row buffer)."""
+    t = red.shape.element_type
+    if source is None or reducer_op(red) not in (O.ADD, O.MULTIPLY) or t not in LANES or \
+            fused_product(red) is not None or not source.shape.is_row_major:
+        return False
+    rank = red.operand(0).shape.rank
+    if sorted(red.attrs["dimensions"]) != list(range(kept, rank)) or source.skip not in (0, kept):
+        return False
+    levels = fold_levels(red)
+    if not levels:
+        return False
+    n, w, pad, count = levels[0].dims[-1]
+    return w == TREE_WINDOW and pad == 0 and n % w == 0 and count % LANES[t] == 0
+
+
+class _LaneFolder:
+    """Emits the vector first tree level of a reduce (see `lane_folded`): per unit, calls
+    of the runtime's lane fold (`lane_runtime`) over the window rows."""
+
+    def __init__(self, b: ir.IRBuilder, red: Instruction, init: ir.Value) -> None:
+        self.b, self.red = b, red
+        t = red.shape.element_type
+        self.lanes = LANES[t]
+        self.ety = u.value_type(t)
+        self.vty = ir.VectorType(self.ety, self.lanes)
+        zero = ir.Constant(self.vty, None)
+        self.splat = b.shuffle_vector(b.insert_element(zero, init, u.i64(0)), zero,
+                                      ir.Constant(ir.VectorType(u.I32, self.lanes), None))
+        name = lane_symbol(t, reducer_op(red))
+        self.fold = b.module.globals.get(name) or ir.Function(b.module, _LANE_FOLD, name=name)
+        src = red.operand(0).shape.dimensions
+        reduced = [src[d] for d in sorted(red.attrs["dimensions"])]
+        self.strides = [math.prod(reduced[k + 1:]) for k in range(len(reduced))]
+        self.per_output = math.prod(reduced)
+        self.level = fold_levels(red)[0].dims
+        counts = [d[3] for d in self.level]
+        #: Units per output element: level-1 positions of the other reduced dims x groups.
+        self.units = [*counts[:-1], counts[-1] // self.lanes]
+        #: Level-1 values per output element.
+        self.positions = math.prod(counts)
+
+    def all_units(self, src: ir.Value, base: ir.Value, level1: ir.Value) -> None:
+        """Every unit of one output element (elements from `base`), its level-1 values
+        to `level1` [positions]."""
+        b = self.b
+        with u.for_range(b, math.prod(self.units), name="lane") as i:
+            self.unit(src, base, list(delinearize(b, self.units, i)), level1, u.i64(0))
+
+    def unit(self, src: ir.Value, base: ir.Value, index: list[ir.Value], level1: ir.Value,
+             first: ir.Value) -> None:
+        """Fold the LANES windows at `index` (level-1 positions of the other reduced
+        dims, then the group) of the output element whose elements start at `base`,
+        into `level1` + `first` + their positions (which start as the init value)."""
+        b, lanes = self.b, self.lanes
+        pos, g = index[:-1], index[-1]
+        slot = b.add(first, b.mul(linear_index(b, self.units, tuple(index)), u.i64(lanes)))
+        acc = b.gep(level1, [slot], source_etype=self.ety, inbounds=True)
+        b.store(self.splat, acc, align=4)
+
+        def rows(k: int, at: ir.Value) -> None:
+            if not pos:
+                b.call(self.fold, [b.gep(src, [at], source_etype=self.ety), u.i64(0),
+                                   u.i64(1), acc])
+                return
+            n, w, pad, _ = self.level[k]
+            start = b.sub(b.mul(pos[k], u.i64(w)), u.i64(pad))
+            lo = b.select(b.icmp_signed("<", start, u.i64(0)), u.i64(0), start)
+            stop = b.add(start, u.i64(w))
+            hi = b.select(b.icmp_signed(">", stop, u.i64(n)), u.i64(n), stop)
+            first_row = b.add(at, b.mul(lo, u.i64(self.strides[k])))
+            if k == len(pos) - 1:
+                b.call(self.fold, [b.gep(src, [first_row], source_etype=self.ety),
+                                   u.i64(self.strides[k]), b.sub(hi, lo), acc])
+                return
+            with u.for_range(b, b.sub(hi, lo), name=f"w{k}") as j:
+                rows(k + 1, b.add(first_row, b.mul(j, u.i64(self.strides[k]))))
+
+        rows(0, b.add(base, b.mul(g, u.i64(lanes * TREE_WINDOW))))
+
+
+#: `void fold(ptr src, i64 stride, i64 rows, ptr acc)`: the LANES accumulators at acc
+#: (one per window) fold `rows` window rows, row r being the LANES * 32 elements at
+#: src + r * stride (window q: elements q * 32 .. q * 32 + 31), each window in order.
+_LANE_FOLD = ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64, u.PTR])
+
+
+def lane_symbol(t: PrimitiveType, op: Opcode | None) -> str:
+    """The runtime lane fold of element type `t` and reducer `op` (add or multiply)."""
+    return f"hlotool_lane_fold_{'f32' if t is P.F32 else 'f64'}_{'add' if op is O.ADD else 'mul'}"
+
+
+@functools.cache
+def lane_runtime(t: PrimitiveType) -> object:
+    """Load (from the disk cache) or compile the lane folds of `t` once per process and
+    register their symbols, before any kernel calling them is compiled or loaded (plans
+    ask for it: `ReducePlan`, `row.RowPlan`). Its 32 loads and ~128 shuffles per row
+    cost LLVM ~50-100 ms to compile, so kernels call it, as conv's microkernels."""
+    from hlotool.targets.cpu.cache import runtime_library
+
+    names = [(lane_symbol(t, op), op) for op in (O.ADD, O.MULTIPLY)]
+
+    def text() -> str:
+        module = ir.Module(name="hlotool_lane_fold")
+        for name, op in names:
+            _emit_lane_fold(module, name, t, op)
+        return str(module)
+
+    library = runtime_library(f"lane_fold_{t.name}", text, Pipeline.LEAN)
+    for name, _ in names:
+        llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
+    return library  # kept alive for the life of the process
+
+
+def _emit_lane_fold(module: ir.Module, name: str, t: PrimitiveType, op: Opcode) -> None:
+    """The runtime lane fold (`_LANE_FOLD`): per row, the segment loaded as vectors and
+    transposed in registers so that vector j holds element j of every window, then
+    added (multiplied) into the accumulators in order."""
+    fn = ir.Function(module, _LANE_FOLD, name=name)
+    fn.attributes.add("nounwind")
+    src, stride, count, accp = fn.args
+    lanes = LANES[t]
+    ety = u.value_type(t)
+    vty = ir.VectorType(ety, lanes)
+    per_window = TREE_WINDOW // lanes
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    acc = b.alloca(vty, name="acc")
+    b.store(b.load(accp, typ=vty, align=4), acc)
+    combine = b.fadd if op is O.ADD else b.fmul
+    with u.for_range(b, count, name="row") as r:
+        row = b.gep(src, [b.mul(r, stride)], source_etype=ety)
+        vectors = [b.load(b.gep(row, [u.i64(k * lanes)], source_etype=ety), typ=vty, align=4)
                    for k in range(lanes * per_window)]
         value = b.load(acc, typ=vty)
         for part in range(per_window):
             for v in _transpose(b, [vectors[q * per_window + part] for q in range(lanes)]):
                 value = combine(value, v)
         b.store(value, acc)
-
-    with u.for_range(b, b.sub(end, begin), name="unit") as i:
-        unit = b.add(begin, i, flags=["nsw", "nuw"])
-        index = list(delinearize(b, [math.prod(src[:len(src) - len(rdims)]), *counts[:-1],
-                                     groups], unit))
-        out, pos, g = index[0], index[1:-1], index[-1]
-        b.store(splat, acc)
-        base = b.add(b.mul(out, u.i64(per_output)),
-                     b.mul(g, u.i64(lanes * TREE_WINDOW)))
-
-        def rows(k: int, at: ir.Value) -> None:
-            if k == len(pos):
-                fold_row(at)
-                return
-            n, w, pad, _ = level[k]
-            start = b.sub(b.mul(pos[k], u.i64(w)), u.i64(pad))
-            lo = b.select(b.icmp_signed("<", start, u.i64(0)), u.i64(0), start)
-            stop = b.add(start, u.i64(w))
-            hi = b.select(b.icmp_signed(">", stop, u.i64(n)), u.i64(n), stop)
-            with u.for_range(b, b.sub(hi, lo), name=f"w{k}") as j:
-                rows(k + 1, b.add(at, b.mul(b.add(lo, j), u.i64(strides[k]))))
-
-        rows(0, base)
-        slot = b.add(b.mul(linear_index(b, [*counts[:-1], groups], (*pos, g)), u.i64(lanes)),
-                     b.mul(out, u.i64(math.prod(counts))))
-        b.store(b.load(acc, typ=vty), b.gep(level1, [slot], source_etype=ety, inbounds=True),
-                align=4)
+    b.store(b.load(acc, typ=vty), accp, align=4)
     b.ret_void()
 
 
@@ -760,6 +862,8 @@ class _LevelOneEmitter(_ReduceEmitter):
         super().__init__(fn, plan)
         self.level1 = fn.args[len(plan.inputs) + len(plan.constants) + 1]
         self.counts = [d[3] for d in self.levels[0].dims]
+        #: Whether the buffer holds one output element's values (a row kernel's).
+        self.per_row = False
 
     def level_value(self, level: int, kept: Sequence[ir.Value], pos: Sequence[ir.Value] | None) -> ir.Value:
         b = self.b
@@ -769,10 +873,48 @@ class _LevelOneEmitter(_ReduceEmitter):
             self._fold(level, kept, self._window(level, pos), [], acc, False)
             return b.load(acc, typ=self.ty)
         assert pos is not None
-        kept_dims = [self.in_dims[d] for d in self.kept]
-        at = b.add(b.mul(linear_index(b, kept_dims, tuple(kept)), u.i64(math.prod(self.counts))),
-                   linear_index(b, self.counts, tuple(pos)))
+        at = linear_index(b, self.counts, tuple(pos))
+        if not self.per_row:
+            kept_dims = [self.in_dims[d] for d in self.kept]
+            at = b.add(b.mul(linear_index(b, kept_dims, tuple(kept)),
+                             u.i64(math.prod(self.counts))), at)
         return b.load(b.gep(self.level1, [at], source_etype=self.ty, inbounds=True), typ=self.ty)
+
+
+def row_reduce_emitter(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: Instruction,
+                       known: dict[int, Input], index: Sequence[ir.Value],
+                       kept: int) -> _ReduceEmitter:
+    """The emitter of a row kernel's reduce over the dims after the first `kept`, for the
+    row at `index` (the values it folds in `known`). When its first tree level folds with
+    vectors (`lane_row`), that level is emitted here, into a stack buffer of the row's
+    level-1 values that the returned emitter's tree reads."""
+    source = known.get(id(red.operand(0)))
+    lanes = lane_row(red, source, kept)
+    r = (_LevelOneEmitter if lanes else _ReduceEmitter).__new__(
+        _LevelOneEmitter if lanes else _ReduceEmitter)
+    r.fn, r.plan, r.entry, r.b = fn, ReducePlan("", [red], []), entry, b
+    r.emitter = ElementalEmitter(b, dict(known))
+    r.red, r.t = red, red.shape.element_type
+    r.ty = u.value_type(r.t)
+    r.op = reducer_op(red)
+    r.product = fused_product(red)
+    if r.product is not None and id(r.product) in known:
+        r.product = None
+    src = red.operand(0).shape.dimensions
+    r.in_dims, r.rdims = src, sorted(red.attrs["dimensions"])
+    r.kept = [d for d in range(len(src)) if d not in r.rdims]
+    r.levels = fold_levels(red)
+    if not lanes or not isinstance(r, _LevelOneEmitter):
+        return r
+    assert source is not None
+    folder = _LaneFolder(b, red, r.init())
+    with b.goto_block(entry):
+        level1 = u.stack_buffer(b, r.ty, folder.positions, f"level1.{red.name}", align=64)
+    base = u.i64(0) if source.skip else \
+        b.mul(linear_index(b, src[:kept], tuple(index)), u.i64(folder.per_output))
+    folder.all_units(source.pointer, base, level1)
+    r.level1, r.counts, r.per_row = level1, [d[3] for d in r.levels[0].dims], True
+    return r
 
 
 #: Elements a pairwise fold combines in registers before the carry chain.

@@ -38,12 +38,11 @@ from hlotool.targets.llvm.elemental import (
     linear_index,
 )
 from hlotool.targets.cpu.kernels.reduce import (
-    ReducePlan,
-    _ReduceEmitter,
+    LANES,
     buffers_row,
-    fold_levels,
-    fused_product,
+    lane_runtime,
     reducer_op,
+    row_reduce_emitter,
     row_values,
 )
 
@@ -64,6 +63,13 @@ class RowPlan:
     #: Number of leading (row) dims the reduces keep.
     kept: int = 1
     tune: dict[str, int | str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Register the runtime lane folds its float sums may call (before the kernel is
+        compiled or loaded from the disk cache)."""
+        for red in self.scratch:
+            if red.shape.element_type in LANES and reducer_op(red) in (O.ADD, O.MULTIPLY):
+                lane_runtime(red.shape.element_type)
 
 
 def emit_row_kernel(module: ir.Module, plan: RowPlan, symbol: str, *, x86: bool) -> None:
@@ -89,19 +95,7 @@ def emit_row_kernel(module: ir.Module, plan: RowPlan, symbol: str, *, x86: bool)
             product = red.operand(0)
             if id(product) not in known and buffers_row(red, plan.kept):
                 known[id(product)] = row_values(b, entry, product, index, plan.kept, known)
-            r = _ReduceEmitter.__new__(_ReduceEmitter)
-            r.fn, r.plan, r.entry, r.b = fn, ReducePlan("", [red], []), entry, b
-            r.emitter = ElementalEmitter(b, dict(known))
-            r.red, r.t = red, red.shape.element_type
-            r.ty = u.value_type(r.t)
-            r.op = reducer_op(red)
-            r.product = fused_product(red)
-            if r.product is not None and id(r.product) in known:
-                r.product = None
-            src = red.operand(0).shape.dimensions
-            r.in_dims, r.rdims = src, sorted(red.attrs["dimensions"])
-            r.kept = [d for d in range(len(src)) if d not in r.rdims]
-            r.levels = fold_levels(red)
+            r = row_reduce_emitter(fn, entry, b, red, known, index, plan.kept)
             value = r.level_value(len(r.levels) + 1, index, None)
             if r.t.value == "pred":
                 value = b.zext(value, u.I8)
