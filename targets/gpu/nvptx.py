@@ -137,8 +137,7 @@ def _emit_phases(ctx: _DeviceContext, phases: list[Phase | PhaseLoop], first: bo
 def finish_ir(m: ir.Module) -> str:
     """The module's text with the float-mode attributes on every definition."""
     text = str(m)
-    text = re.sub(r"^(define [^\n]*\))( [^\n{]*)?\{", lambda mo: f"{mo.group(1)}{mo.group(2) or ''} #0 {{",
-                  text, flags=re.M)
+    text = re.sub(r"^(define [^\n]*\)[^\n{]*?)\s*\{", r"\1 #0 {", text, flags=re.M)
     return f"{text}\nattributes #0 = {{ {_ATTRS} }}\n"
 
 
@@ -172,3 +171,11 @@ def kernels_ir(kernels: list[Kernel], name: str) -> str:
 def kernels_ptx(kernels: list[Kernel], name: str, arch: str) -> tuple[str, str]:
     """(optimised LLVM IR, PTX) of `kernels` for `arch`."""
     return to_ptx(kernels_ir(kernels, name), arch)
+
+
+def fingerprint(kernel: Kernel) -> str:
+    """The kernel's NVPTX IR with its name taken out: kernels with equal fingerprints
+    compute the same thing on their buffers and share one function."""
+    m = new_module("k")
+    emit_kernel(m, kernel)
+    return str(m).replace(f'"{kernel.name}', '"K')

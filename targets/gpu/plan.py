@@ -57,6 +57,8 @@ class KernelPlan:
     tuple_result: bool
     #: The dtype of each input buffer.
     input_types: list[np.dtype] = field(default_factory=list)
+    #: The function that runs it: its own kernel's name, or that of an identical kernel.
+    symbol: str = ""
 
 
 @dataclass(slots=True)
@@ -70,6 +72,11 @@ class GpuPlan:
 
     @property
     def kernels(self) -> list[Kernel]:
+        """One kernel per distinct function (identical kernels share one)."""
+        return [p.kernel for p in self.plans.values() if p.symbol == p.kernel.name]
+
+    @property
+    def all_kernels(self) -> list[Kernel]:
         return [p.kernel for p in self.plans.values()]
 
 
@@ -94,7 +101,17 @@ def plan_module(module: Module) -> GpuPlan:
                 out.plans[id(ins)] = plan
             else:
                 out.skipped[ins.name] = reason
+    _share_identical(out)
     return out
+
+
+def _share_identical(plan: GpuPlan) -> None:
+    """Point each kernel plan at the first kernel with the same code (`symbol`)."""
+    from hlotool.targets.gpu.nvptx import fingerprint
+
+    first: dict[str, str] = {}
+    for p in plan.plans.values():
+        p.symbol = first.setdefault(fingerprint(p.kernel), p.kernel.name)
 
 
 def _reducer_computations(module: Module) -> set[int]:

@@ -96,7 +96,7 @@ class GpuExecutable(Executable, Evaluator):
         ins_inputs = [np.ascontiguousarray(operands[s], dtype=t)
                       for s, t in zip(plan.sources, plan.input_types, strict=True)]
         outs = [np.empty(s.dimensions, s.element_type.numpy_dtype) for s in plan.outputs]
-        self.backend.launch(plan.kernel.name, [*ins_inputs, *plan.constants, *outs])
+        self.backend.launch(plan.symbol, [*ins_inputs, *plan.constants, *outs])
         return tuple(outs) if plan.tuple_result else outs[0]
 
 
