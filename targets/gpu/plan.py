@@ -22,11 +22,11 @@ from hlotool.ir.instruction import Instruction
 from hlotool.ir.module import Module
 from hlotool.ir.opcodes import CALLS_REDUCER, ELEMENTWISE, Opcode
 from hlotool.ir.types import Shape
+from hlotool.targets.gpu.elemental import gpu_unsupported_reason as unsupported_reason
 from hlotool.targets.gpu.kernel import Kernel
 from hlotool.targets.gpu.kernels.dot import dot_kernel, unsupported_dot
 from hlotool.targets.gpu.kernels.loop import loop_kernel
 from hlotool.targets.gpu.kernels.reduce import reduce_kernel, same_reduction, unsupported_reduce
-from hlotool.targets.llvm.elemental import unsupported_reason
 
 O = Opcode
 
@@ -39,7 +39,8 @@ CONTROL = frozenset({O.FUSION, O.CALL, O.WHILE, O.CONDITIONAL})
 #: Standalone ops compiled as single-instruction loop kernels.
 STANDALONE = (ELEMENTWISE | {O.CONVERT, O.BITCAST_CONVERT, O.BROADCAST, O.BITCAST, O.TRANSPOSE,
                              O.SLICE, O.REVERSE, O.PAD, O.CONCATENATE, O.IOTA, O.GATHER,
-                             O.DYNAMIC_SLICE, O.REDUCE_WINDOW}) - {O.MAP}
+                             O.DYNAMIC_SLICE, O.REDUCE_WINDOW, O.DYNAMIC_UPDATE_SLICE,
+                             O.CONVOLUTION}) - {O.MAP}
 
 
 @dataclass(slots=True)
