@@ -103,7 +103,11 @@ def _barrier(b: ir.IRBuilder) -> None:
 def emit_kernel(m: ir.Module, kernel: Kernel) -> ir.Function:
     """Add `kernel` to the NVPTX module `m` as a `ptx_kernel` function."""
     fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [u.PTR] * kernel.params), kernel.name)
-    fn.calling_convention = "ptx_kernel"
+    if llvm.llvm_version_info >= (20,):
+        fn.calling_convention = "ptx_kernel"
+    else:  # older LLVMs mark kernels with metadata instead
+        md = m.add_named_metadata("nvvm.annotations")
+        md.add(m.add_metadata([fn, "kernel", ir.Constant(u.I32, 1)]))
     for a in fn.args:
         a.add_attribute("noalias")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
