@@ -1,6 +1,8 @@
 """Which instruction becomes which GPU kernel (after the `gpu` pipeline's fusion).
 
-* a kLoop fusion, or a standalone elementwise / data-movement op: a loop kernel;
+* a kLoop fusion, or a standalone elementwise / data-movement op: a loop kernel (a
+  transpose that moves the minor dimension, or a fusion whose root is one: the tiled
+  shared-memory transpose);
 * a fusion whose roots are reduces of one shape (kInput), or a standalone reduce: a
   reduction kernel;
 * a dot (standalone, or a fusion whose root is a dot): the tiled GEMM;
@@ -26,6 +28,7 @@ from hlotool.targets.gpu.elemental import gpu_unsupported_reason as unsupported_
 from hlotool.targets.gpu.kernel import Kernel
 from hlotool.targets.gpu.kernels.dot import dot_kernel, unsupported_dot
 from hlotool.targets.gpu.kernels.loop import loop_kernel
+from hlotool.targets.gpu.kernels.transpose import tiled_dims, transpose_kernel
 from hlotool.targets.gpu.kernels.reduce import reduce_kernel, same_reduction, unsupported_reduce
 
 O = Opcode
@@ -161,6 +164,9 @@ def plan_instruction(ins: Instruction, name: str) -> tuple[KernelPlan | None, st
         reason = unsupported_reason(ins)
         if reason:
             return None, reason
+        if tiled_dims(ins) is not None:
+            k = transpose_kernel(name, ins, ins, list(ins.operands), ins.name)
+            return _finish(k, ins, sources, [], [ins.shape], False), ""
         return _finish(loop_kernel(name, [ins], list(ins.operands), ins.name), ins, sources, [],
                        [ins.shape], False), ""
     return None, f"no GPU kernel for {ins.opcode.value}"
@@ -230,7 +236,10 @@ def _plan_fusion(ins: Instruction, name: str) -> tuple[KernelPlan | None, str]:
             return None, reason
         return _finish(dot_kernel(name, roots[0], inputs, ins.name), ins, sources, constants,
                        [roots[0].shape], False), ""
-    k = loop_kernel(name, roots, inputs, ins.name)
+    if len(roots) == 1 and tiled_dims(roots[0]) is not None:
+        k = transpose_kernel(name, roots[0], roots[0], inputs, ins.name)
+    else:
+        k = loop_kernel(name, roots, inputs, ins.name)
     return _finish(k, ins, sources, constants, [r.shape for r in roots], tuple_result), ""
 
 
