@@ -67,9 +67,13 @@ class Target(abc.ABC):
 
 
 def get_target(name: str) -> Target:
-    """The target called `name` (only `cpu` exists so far)."""
+    """The target called `name` (`cpu` or `gpu`)."""
     if name == "cpu":
         from hlotool.targets.cpu import CpuTarget
 
         return CpuTarget()
-    raise KeyError(f"unknown target {name!r} (available: cpu)")
+    if name == "gpu":
+        from hlotool.targets.gpu import GpuTarget
+
+        return GpuTarget()
+    raise KeyError(f"unknown target {name!r} (available: cpu, gpu)")
