@@ -6,6 +6,7 @@
 * a fusion whose roots are reduces of one shape (kInput), or a standalone reduce: a
   reduction kernel;
 * a dot (standalone, or a fusion whose root is a dot): the tiled GEMM;
+* a scatter: a one-block kernel applying the updates in the interpreter's order;
 * while, conditional and call run in the host runtime (the interpreter's control flow,
   calling back into the runtime for their bodies, whose instructions are planned too);
 * everything else, and any fusion that gets no kernel, runs on the reference
@@ -28,6 +29,7 @@ from hlotool.targets.gpu.elemental import gpu_unsupported_reason as unsupported_
 from hlotool.targets.gpu.kernel import Kernel
 from hlotool.targets.gpu.kernels.dot import dot_kernel, unsupported_dot
 from hlotool.targets.gpu.kernels.loop import loop_kernel
+from hlotool.targets.gpu.kernels.scatter import scatter_kernel, unsupported_scatter
 from hlotool.targets.gpu.kernels.transpose import tiled_dims, transpose_kernel
 from hlotool.targets.gpu.kernels.reduce import reduce_kernel, same_reduction, unsupported_reduce
 
@@ -154,6 +156,12 @@ def plan_instruction(ins: Instruction, name: str) -> tuple[KernelPlan | None, st
             return None, reason
         k = reduce_kernel(name, [ins], list(ins.operands), ins.name)
         return _finish(k, ins, sources, [], _result_shapes(ins), ins.shape.is_tuple), ""
+    if ins.opcode is O.SCATTER:
+        reason = unsupported_scatter(ins)
+        if reason:
+            return None, reason
+        return _finish(scatter_kernel(name, ins, ins.name), ins, sources, [], _result_shapes(ins),
+                       ins.shape.is_tuple), ""
     if ins.opcode is O.DOT:
         reason = unsupported_dot(ins) or _elemental_operands(ins.operands)
         if reason:

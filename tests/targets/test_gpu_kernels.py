@@ -128,3 +128,20 @@ ENTRY e {
     args = [np.arange(42, dtype=np.int32).reshape(6, 7), -np.ones((2, 3), np.int32),
             np.asarray(5, np.int32), np.asarray(-2, np.int32)]
     _check(dus, args, {"flat"})
+
+
+def test_scatter_in_the_interpreters_order() -> None:
+    """Duplicate indices combine in update order (bit-identical float sums); an index whose
+    window does not fit is skipped whole."""
+    text = """HloModule s
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+ENTRY e {
+  x = f32[10,4] parameter(0)
+  i = s32[6,1] parameter(1)
+  u = f32[6,4] parameter(2)
+  ROOT s = f32[10,4] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+}"""
+    x = rng.standard_normal((10, 4)).astype(np.float32)
+    idx = np.asarray([[3], [3], [9], [12], [-1], [3]], np.int32)
+    upd = (rng.standard_normal((6, 4)) * 1e4).astype(np.float32)
+    _check(text, [x, idx, upd], {"phases"})
