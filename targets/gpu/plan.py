@@ -7,6 +7,7 @@
   reduction kernel;
 * a dot (standalone, or a fusion whose root is a dot): the tiled GEMM;
 * a scatter: a one-block kernel applying the updates in the interpreter's order;
+* a sort: an odd-even transposition sort per row in shared memory (stable);
 * while, conditional and call run in the host runtime (the interpreter's control flow,
   calling back into the runtime for their bodies, whose instructions are planned too);
 * everything else, and any fusion that gets no kernel, runs on the reference
@@ -29,6 +30,7 @@ from hlotool.targets.gpu.elemental import gpu_unsupported_reason as unsupported_
 from hlotool.targets.gpu.kernel import Kernel
 from hlotool.targets.gpu.kernels.dot import dot_kernel, unsupported_dot
 from hlotool.targets.gpu.kernels.loop import loop_kernel
+from hlotool.targets.gpu.kernels.sort import sort_kernel, unsupported_sort
 from hlotool.targets.gpu.kernels.scatter import scatter_kernel, unsupported_scatter
 from hlotool.targets.gpu.kernels.transpose import tiled_dims, transpose_kernel
 from hlotool.targets.gpu.kernels.reduce import reduce_kernel, same_reduction, unsupported_reduce
@@ -156,6 +158,12 @@ def plan_instruction(ins: Instruction, name: str) -> tuple[KernelPlan | None, st
             return None, reason
         k = reduce_kernel(name, [ins], list(ins.operands), ins.name)
         return _finish(k, ins, sources, [], _result_shapes(ins), ins.shape.is_tuple), ""
+    if ins.opcode is O.SORT:
+        reason = unsupported_sort(ins)
+        if reason:
+            return None, reason
+        return _finish(sort_kernel(name, ins, ins.name), ins, sources, [], _result_shapes(ins),
+                       ins.shape.is_tuple), ""
     if ins.opcode is O.SCATTER:
         reason = unsupported_scatter(ins)
         if reason:

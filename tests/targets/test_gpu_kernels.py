@@ -145,3 +145,24 @@ ENTRY e {
     idx = np.asarray([[3], [3], [9], [12], [-1], [3]], np.int32)
     upd = (rng.standard_normal((6, 4)) * 1e4).astype(np.float32)
     _check(text, [x, idx, upd], {"phases"})
+
+
+def test_stable_sort_with_values() -> None:
+    """Keys with many ties sorted with a payload: the order of equal keys is kept."""
+    text = """HloModule s
+less { a = s32[] parameter(0)  b = s32[] parameter(1)  c = f32[] parameter(2)  d = f32[] parameter(3)
+       ROOT lt = pred[] compare(a, b), direction=LT }
+ENTRY e {
+  k = s32[3,300] parameter(0)
+  v = f32[3,300] parameter(1)
+  ROOT s = (s32[3,300], f32[3,300]) sort(k, v), dimensions={1}, to_apply=less
+}"""
+    keys = rng.integers(0, 7, (3, 300)).astype(np.int32)
+    vals = rng.standard_normal((3, 300)).astype(np.float32)
+    order = np.argsort(keys, axis=1, kind="stable")
+    for o in ORDERS:
+        ex = compile_module(parse_hlo(text), emulate=True, order=o)
+        got_k, got_v = ex.run([keys, vals])
+        assert ex.stats.fallback == 0
+        np.testing.assert_array_equal(got_k, np.take_along_axis(keys, order, axis=1))
+        np.testing.assert_array_equal(got_v, np.take_along_axis(vals, order, axis=1))
