@@ -67,13 +67,17 @@ class Target(abc.ABC):
 
 
 def get_target(name: str) -> Target:
-    """The target called `name` (`cpu`, or `tpu`: the simulated TPU, chip v5e)."""
+    """The target called `name`: `cpu`, `gpu`, or `tpu` (the simulated TPU, chip v5e)."""
     if name == "cpu":
         from hlotool.targets.cpu import CpuTarget
 
         return CpuTarget()
+    if name == "gpu":
+        from hlotool.targets.gpu import GpuTarget
+
+        return GpuTarget()
     if name == "tpu":
         from hlotool.targets.tpu import TpuTarget
 
         return TpuTarget()
-    raise KeyError(f"unknown target {name!r} (available: cpu, tpu)")
+    raise KeyError(f"unknown target {name!r} (available: cpu, gpu, tpu)")

@@ -41,7 +41,11 @@ def run_compile(args: argparse.Namespace) -> int:
     prefix = "//" if args.emit == "ptx" else ";"
     header = [f"{prefix} {args.arch}, PTX {nvptx.PTX_VERSION}, {len(kernels)} kernels "
               f"(fma contraction off, f32 denormals flushed)"]
-    for k in kernels:
+    for p in plan.plans.values():
+        k = p.kernel
+        if p.symbol != k.name:
+            header.append(f"{prefix} kernel {k.name} ({k.source}): the same code as {p.symbol}")
+            continue
         res = resources.get(k.name)
         header.append(f"{prefix} kernel {k.name} ({k.source}): grid {k.grid_size} x block "
                       f"{k.block_size}, {k.barriers} barriers per block"
@@ -54,8 +58,8 @@ def run_compile(args: argparse.Namespace) -> int:
     else:
         body = llvm_ir if args.emit == "llvm" else ptx
         write_text(args.output, "\n".join(header) + "\n" + body)
-    print(f"hlotool: {len(kernels)} GPU kernels; {len(plan.skipped)} instructions left to "
-          "the interpreter", file=sys.stderr)
+    print(f"hlotool: {len(plan.plans)} GPU kernels ({len(kernels)} distinct functions); "
+          f"{len(plan.skipped)} instructions left to the interpreter", file=sys.stderr)
     return EXIT_OK
 
 

@@ -35,7 +35,7 @@ class EmulatorBackend:
         self.emulator = Emulator(plan.kernels, module_name) if plan.kernels else None
         self.order = order
 
-    def launch(self, name: str, buffers: Sequence[np.ndarray]) -> None:
+    def launch(self, name: str, buffers: Sequence[np.ndarray], outputs: int = 0) -> None:
         assert self.emulator is not None
         self.emulator.launch(name, buffers, self.order)
 

@@ -162,15 +162,16 @@ class DeviceBackend:
             self.functions[name] = _check(d.cuModuleGetFunction(self.module, name.encode()),
                                           f"cuModuleGetFunction({name})")
 
-    def launch(self, name: str, buffers: Sequence[np.ndarray]) -> None:
+    def launch(self, name: str, buffers: Sequence[np.ndarray], outputs: int = 0) -> None:
+        """Run kernel `name`; the last `outputs` buffers are copied back (all when 0)."""
         d = self.d
         k = self.kernels[name]
         ptrs = []
         try:
-            for a in buffers:
+            for j, a in enumerate(buffers):
                 p = _check(d.cuMemAlloc(max(1, a.nbytes)), "cuMemAlloc")
                 ptrs.append(p)
-                if a.nbytes:
+                if a.nbytes and j < len(buffers) - outputs:
                     _check(d.cuMemcpyHtoD(p, a.ctypes.data, a.nbytes), "cuMemcpyHtoD")
             values = [ctypes.c_uint64(int(p)) for p in ptrs]
             params = (ctypes.c_void_p * max(1, len(values)))(
@@ -178,7 +179,8 @@ class DeviceBackend:
             _check(d.cuLaunchKernel(self.functions[name], k.grid_size, 1, 1, k.block_size, 1, 1,
                                     0, 0, ctypes.addressof(params), 0), f"launch of {name}")
             _check(d.cuCtxSynchronize(), f"kernel {name}")
-            for a, p in zip(buffers, ptrs, strict=True):
+            first = len(buffers) - outputs if outputs else 0
+            for a, p in list(zip(buffers, ptrs, strict=True))[first:]:
                 if a.nbytes:
                     _check(d.cuMemcpyDtoH(a.ctypes.data, p, a.nbytes), "cuMemcpyDtoH")
         finally:

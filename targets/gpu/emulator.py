@@ -31,6 +31,13 @@ from hlotool.targets.llvm import irutils as u
 EMULATED_CFUNC = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p),
                                   ctypes.POINTER(ctypes.c_int32))
 _FTZ_DAZ = 0x8040
+#: A module of at most this many kernels, one of which launches at least
+#: FULL_PIPELINE_THREADS threads, is compiled with LLVM's O2 pipeline (slow to compile,
+#: fast to run); others with SROA, instcombine and simplifycfg and no codegen
+#: optimisation (a module of 800 small kernels compiles in 2 s instead of 34).
+FULL_PIPELINE_KERNELS = 48
+FULL_PIPELINE_THREADS = 1 << 16
+_LEAN_PASSES = ("sroa", "instruction_combine", "simplify_cfg")
 
 
 @functools.cache
@@ -169,11 +176,20 @@ class Emulator:
         self.kernels = {k.name: k for k in kernels}
         mod = llvm.parse_assembly(str(m))
         mod.verify()
+        full = len(kernels) <= FULL_PIPELINE_KERNELS and \
+            any(k.grid_size * k.block_size >= FULL_PIPELINE_THREADS for k in kernels)
         tm = llvm.Target.from_triple(triple).create_target_machine(
-            cpu=cpu, features=features, opt=2, reloc="static", codemodel="jitdefault", jit=True)
-        pto = llvm.create_pipeline_tuning_options(speed_level=2)
+            cpu=cpu, features=features, opt=2 if full else 0, reloc="static",
+            codemodel="jitdefault", jit=True)
+        pto = llvm.create_pipeline_tuning_options(speed_level=2 if full else 0)
         pb = llvm.create_pass_builder(tm, pto)
-        pb.getModulePassManager().run(mod, pb)
+        if full:
+            pb.getModulePassManager().run(mod, pb)
+        else:
+            mpm = llvm.create_new_module_pass_manager()
+            for name in _LEAN_PASSES:
+                getattr(mpm, f"add_{name}_pass")()
+            mpm.run(mod, pb)
         self._engine = llvm.create_mcjit_compiler(mod, tm)
         self._engine.finalize_object()
         self._module = mod

@@ -103,7 +103,11 @@ def _barrier(b: ir.IRBuilder) -> None:
 def emit_kernel(m: ir.Module, kernel: Kernel) -> ir.Function:
     """Add `kernel` to the NVPTX module `m` as a `ptx_kernel` function."""
     fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [u.PTR] * kernel.params), kernel.name)
-    fn.calling_convention = "ptx_kernel"
+    if llvm.llvm_version_info >= (20,):
+        fn.calling_convention = "ptx_kernel"
+    else:  # older LLVMs mark kernels with metadata instead
+        md = m.add_named_metadata("nvvm.annotations")
+        md.add(m.add_metadata([fn, "kernel", ir.Constant(u.I32, 1)]))
     for a in fn.args:
         a.add_attribute("noalias")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
@@ -137,8 +141,7 @@ def _emit_phases(ctx: _DeviceContext, phases: list[Phase | PhaseLoop], first: bo
 def finish_ir(m: ir.Module) -> str:
     """The module's text with the float-mode attributes on every definition."""
     text = str(m)
-    text = re.sub(r"^(define [^\n]*\))( [^\n{]*)?\{", lambda mo: f"{mo.group(1)}{mo.group(2) or ''} #0 {{",
-                  text, flags=re.M)
+    text = re.sub(r"^(define [^\n]*\)[^\n{]*?)\s*\{", r"\1 #0 {", text, flags=re.M)
     return f"{text}\nattributes #0 = {{ {_ATTRS} }}\n"
 
 
@@ -172,3 +175,11 @@ def kernels_ir(kernels: list[Kernel], name: str) -> str:
 def kernels_ptx(kernels: list[Kernel], name: str, arch: str) -> tuple[str, str]:
     """(optimised LLVM IR, PTX) of `kernels` for `arch`."""
     return to_ptx(kernels_ir(kernels, name), arch)
+
+
+def fingerprint(kernel: Kernel) -> str:
+    """The kernel's NVPTX IR with its name taken out: kernels with equal fingerprints
+    compute the same thing on their buffers and share one function."""
+    m = new_module("k")
+    emit_kernel(m, kernel)
+    return str(m).replace(f'"{kernel.name}', '"K')

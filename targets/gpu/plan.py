@@ -1,9 +1,13 @@
 """Which instruction becomes which GPU kernel (after the `gpu` pipeline's fusion).
 
-* a kLoop fusion, or a standalone elementwise / data-movement op: a loop kernel;
+* a kLoop fusion, or a standalone elementwise / data-movement op: a loop kernel (a
+  transpose that moves the minor dimension, or a fusion whose root is one: the tiled
+  shared-memory transpose);
 * a fusion whose roots are reduces of one shape (kInput), or a standalone reduce: a
   reduction kernel;
 * a dot (standalone, or a fusion whose root is a dot): the tiled GEMM;
+* a scatter: a one-block kernel applying the updates in the interpreter's order;
+* a sort: an odd-even transposition sort per row in shared memory (stable);
 * while, conditional and call run in the host runtime (the interpreter's control flow,
   calling back into the runtime for their bodies, whose instructions are planned too);
 * everything else, and any fusion that gets no kernel, runs on the reference
@@ -22,11 +26,14 @@ from hlotool.ir.instruction import Instruction
 from hlotool.ir.module import Module
 from hlotool.ir.opcodes import CALLS_REDUCER, ELEMENTWISE, Opcode
 from hlotool.ir.types import Shape
+from hlotool.targets.gpu.elemental import gpu_unsupported_reason as unsupported_reason
 from hlotool.targets.gpu.kernel import Kernel
 from hlotool.targets.gpu.kernels.dot import dot_kernel, unsupported_dot
 from hlotool.targets.gpu.kernels.loop import loop_kernel
+from hlotool.targets.gpu.kernels.sort import sort_kernel, unsupported_sort
+from hlotool.targets.gpu.kernels.scatter import scatter_kernel, unsupported_scatter
+from hlotool.targets.gpu.kernels.transpose import tiled_dims, transpose_kernel
 from hlotool.targets.gpu.kernels.reduce import reduce_kernel, same_reduction, unsupported_reduce
-from hlotool.targets.llvm.elemental import unsupported_reason
 
 O = Opcode
 
@@ -39,7 +46,8 @@ CONTROL = frozenset({O.FUSION, O.CALL, O.WHILE, O.CONDITIONAL})
 #: Standalone ops compiled as single-instruction loop kernels.
 STANDALONE = (ELEMENTWISE | {O.CONVERT, O.BITCAST_CONVERT, O.BROADCAST, O.BITCAST, O.TRANSPOSE,
                              O.SLICE, O.REVERSE, O.PAD, O.CONCATENATE, O.IOTA, O.GATHER,
-                             O.DYNAMIC_SLICE, O.REDUCE_WINDOW}) - {O.MAP}
+                             O.DYNAMIC_SLICE, O.REDUCE_WINDOW, O.DYNAMIC_UPDATE_SLICE,
+                             O.CONVOLUTION}) - {O.MAP}
 
 
 @dataclass(slots=True)
@@ -57,6 +65,8 @@ class KernelPlan:
     tuple_result: bool
     #: The dtype of each input buffer.
     input_types: list[np.dtype] = field(default_factory=list)
+    #: The function that runs it: its own kernel's name, or that of an identical kernel.
+    symbol: str = ""
 
 
 @dataclass(slots=True)
@@ -70,6 +80,11 @@ class GpuPlan:
 
     @property
     def kernels(self) -> list[Kernel]:
+        """One kernel per distinct function (identical kernels share one)."""
+        return [p.kernel for p in self.plans.values() if p.symbol == p.kernel.name]
+
+    @property
+    def all_kernels(self) -> list[Kernel]:
         return [p.kernel for p in self.plans.values()]
 
 
@@ -94,7 +109,17 @@ def plan_module(module: Module) -> GpuPlan:
                 out.plans[id(ins)] = plan
             else:
                 out.skipped[ins.name] = reason
+    _share_identical(out)
     return out
+
+
+def _share_identical(plan: GpuPlan) -> None:
+    """Point each kernel plan at the first kernel with the same code (`symbol`)."""
+    from hlotool.targets.gpu.nvptx import fingerprint
+
+    first: dict[str, str] = {}
+    for p in plan.plans.values():
+        p.symbol = first.setdefault(fingerprint(p.kernel), p.kernel.name)
 
 
 def _reducer_computations(module: Module) -> set[int]:
@@ -133,6 +158,18 @@ def plan_instruction(ins: Instruction, name: str) -> tuple[KernelPlan | None, st
             return None, reason
         k = reduce_kernel(name, [ins], list(ins.operands), ins.name)
         return _finish(k, ins, sources, [], _result_shapes(ins), ins.shape.is_tuple), ""
+    if ins.opcode is O.SORT:
+        reason = unsupported_sort(ins)
+        if reason:
+            return None, reason
+        return _finish(sort_kernel(name, ins, ins.name), ins, sources, [], _result_shapes(ins),
+                       ins.shape.is_tuple), ""
+    if ins.opcode is O.SCATTER:
+        reason = unsupported_scatter(ins)
+        if reason:
+            return None, reason
+        return _finish(scatter_kernel(name, ins, ins.name), ins, sources, [], _result_shapes(ins),
+                       ins.shape.is_tuple), ""
     if ins.opcode is O.DOT:
         reason = unsupported_dot(ins) or _elemental_operands(ins.operands)
         if reason:
@@ -143,6 +180,9 @@ def plan_instruction(ins: Instruction, name: str) -> tuple[KernelPlan | None, st
         reason = unsupported_reason(ins)
         if reason:
             return None, reason
+        if tiled_dims(ins) is not None:
+            k = transpose_kernel(name, ins, ins, list(ins.operands), ins.name)
+            return _finish(k, ins, sources, [], [ins.shape], False), ""
         return _finish(loop_kernel(name, [ins], list(ins.operands), ins.name), ins, sources, [],
                        [ins.shape], False), ""
     return None, f"no GPU kernel for {ins.opcode.value}"
@@ -212,7 +252,10 @@ def _plan_fusion(ins: Instruction, name: str) -> tuple[KernelPlan | None, str]:
             return None, reason
         return _finish(dot_kernel(name, roots[0], inputs, ins.name), ins, sources, constants,
                        [roots[0].shape], False), ""
-    k = loop_kernel(name, roots, inputs, ins.name)
+    if len(roots) == 1 and tiled_dims(roots[0]) is not None:
+        k = transpose_kernel(name, roots[0], roots[0], inputs, ins.name)
+    else:
+        k = loop_kernel(name, roots, inputs, ins.name)
     return _finish(k, ins, sources, constants, [r.shape for r in roots], tuple_result), ""
 
 

@@ -26,11 +26,12 @@ from hlotool.targets.gpu.plan import CONTROL, FREE_OPS, GpuPlan, KernelPlan
 
 
 class Backend(Protocol):
-    """Where kernels run: `launch(name, buffers)` writes the output buffers in place."""
+    """Where kernels run: `launch` writes the output buffers in place."""
 
     name: str
 
-    def launch(self, name: str, buffers: Sequence[np.ndarray]) -> None: ...
+    def launch(self, name: str, buffers: Sequence[np.ndarray], outputs: int = 0) -> None:
+        """Run kernel `name`; the last `outputs` buffers are its outputs."""
 
 
 class GpuExecutable(Executable, Evaluator):
@@ -96,7 +97,7 @@ class GpuExecutable(Executable, Evaluator):
         ins_inputs = [np.ascontiguousarray(operands[s], dtype=t)
                       for s, t in zip(plan.sources, plan.input_types, strict=True)]
         outs = [np.empty(s.dimensions, s.element_type.numpy_dtype) for s in plan.outputs]
-        self.backend.launch(plan.kernel.name, [*ins_inputs, *plan.constants, *outs])
+        self.backend.launch(plan.symbol, [*ins_inputs, *plan.constants, *outs], len(outs))
         return tuple(outs) if plan.tuple_result else outs[0]
 
 

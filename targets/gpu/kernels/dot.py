@@ -22,8 +22,9 @@ from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType
 from hlotool.targets.gpu.kernel import IndexContext, Kernel, Local, PhaseLoop, Shared
 from hlotool.targets.gpu.kernels.loop import inputs_map, store
+from hlotool.targets.gpu.elemental import GpuElementalEmitter
 from hlotool.targets.llvm import irutils as u
-from hlotool.targets.llvm.elemental import ElementalEmitter, delinearize
+from hlotool.targets.llvm.elemental import delinearize
 
 P = PrimitiveType
 TILE = 16
@@ -78,7 +79,7 @@ def dot_kernel(name: str, ins: Instruction, inputs: list[Instruction], source: s
         batch = b.udiv(rest, u.i64(tm))
         return ty, tx, b.mul(bm, u.i64(TILE)), b.mul(bn, u.i64(TILE)), batch
 
-    def read(ctx: IndexContext, em: ElementalEmitter, operand: Instruction, bdims: list[int],
+    def read(ctx: IndexContext, em: GpuElementalEmitter, operand: Instruction, bdims: list[int],
              fdims: list[int], cdims: list[int], batch: ir.Value, free: ir.Value,
              kk: ir.Value) -> ir.Value:
         b = ctx.b
@@ -100,7 +101,7 @@ def dot_kernel(name: str, ins: Instruction, inputs: list[Instruction], source: s
         b = ctx.b
         ty, tx, m0, n0, batch = coords(ctx)
         k0 = b.mul(ctx.loop_index("kt"), u.i64(TILE))
-        em = ElementalEmitter(b, inputs_map(ctx, inputs))
+        em = GpuElementalEmitter(b, inputs_map(ctx, inputs))
         zero = ir.Constant(vty, 0.0 if u.is_float(acc_t) else 0)
         at = b.add(b.mul(ty, u.i64(TILE)), tx)
         row, col = b.add(m0, ty), b.add(k0, tx)
@@ -109,7 +110,7 @@ def dot_kernel(name: str, ins: Instruction, inputs: list[Instruction], source: s
         b.store(zero, slot)
         with b.if_then(ok):
             b.store(read(ctx, em, lhs, lb, lf, lc, batch, row, col), slot)
-        em2 = ElementalEmitter(b, inputs_map(ctx, inputs))
+        em2 = GpuElementalEmitter(b, inputs_map(ctx, inputs))
         row, col = b.add(k0, ty), b.add(n0, tx)
         ok = b.and_(b.icmp_unsigned("<", row, u.i64(k)), b.icmp_unsigned("<", col, u.i64(n)))
         slot = b.gep(ctx.shared("b"), [at], source_etype=vty)
@@ -140,7 +141,7 @@ def dot_kernel(name: str, ins: Instruction, inputs: list[Instruction], source: s
         with b.if_then(ok):
             v = b.load(ctx.local("acc"), typ=vty)
             if acc_t is not t_out:
-                v = ElementalEmitter(b, {}).convert(v, acc_t, t_out)
+                v = GpuElementalEmitter(b, {}).convert(v, acc_t, t_out)
             at = b.add(b.mul(b.add(b.mul(batch, u.i64(m)), row), u.i64(n)), col)
             store(b, ctx.param(out_param), at, t_out, v)
 

@@ -18,8 +18,9 @@ from llvmlite import ir
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.types import PrimitiveType
 from hlotool.targets.gpu.kernel import IndexContext, Kernel, grid_stride
+from hlotool.targets.gpu.elemental import GpuElementalEmitter
 from hlotool.targets.llvm import irutils as u
-from hlotool.targets.llvm.elemental import ElementalEmitter, Input, delinearize
+from hlotool.targets.llvm.elemental import Input, delinearize
 
 BLOCK = 256
 MAX_BLOCKS = 1024
@@ -54,7 +55,7 @@ def loop_kernel(name: str, roots: Sequence[Instruction], inputs: Sequence[Instru
             dims = root.shape.dimensions
             out = ctx.param(len(inputs) + k)
             with grid_stride(ctx, math.prod(dims), name=f"r{k}") as i:
-                em = ElementalEmitter(b, inputs_map(ctx, inputs))
+                em = GpuElementalEmitter(b, inputs_map(ctx, inputs))
                 index = delinearize(b, dims, i)
                 v = em.value(root, index)
                 store(b, out, i, root.shape.element_type, v)

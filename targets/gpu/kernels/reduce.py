@@ -33,8 +33,9 @@ from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType
 from hlotool.targets.gpu.kernel import IndexContext, Kernel, Local, Shared, grid_stride
 from hlotool.targets.gpu.kernels.loop import MAX_BLOCKS, inputs_map, store
+from hlotool.targets.gpu.elemental import GpuElementalEmitter
 from hlotool.targets.llvm import irutils as u
-from hlotool.targets.llvm.elemental import ElementalEmitter, Index, delinearize
+from hlotool.targets.llvm.elemental import Index, delinearize
 from hlotool.targets.llvm.indexing import call_scalar, unsupported_combiner
 
 O = Opcode
@@ -100,7 +101,7 @@ def _operand_index(kept: list[int], reduced: list[int], out: Index, red: Index) 
     return tuple(full)
 
 
-def _fold(b: ir.IRBuilder, em: ElementalEmitter, r: Instruction, acc: list[ir.Value],
+def _fold(b: ir.IRBuilder, em: GpuElementalEmitter, r: Instruction, acc: list[ir.Value],
           index: Index) -> list[ir.Value]:
     n = r.operand_count // 2
     xs = [em.value(r.operand(k), index) for k in range(n)]
@@ -108,7 +109,7 @@ def _fold(b: ir.IRBuilder, em: ElementalEmitter, r: Instruction, acc: list[ir.Va
     return call_scalar(b, comp, [*acc, *xs])
 
 
-def _init(em: ElementalEmitter, r: Instruction) -> list[ir.Value]:
+def _init(em: GpuElementalEmitter, r: Instruction) -> list[ir.Value]:
     n = r.operand_count // 2
     return [em.value(r.operand(n + k), ()) for k in range(n)]
 
@@ -125,7 +126,7 @@ def _sequential(name: str, reduces: Sequence[Instruction], inputs: Sequence[Inst
     def phase(ctx: IndexContext) -> None:
         b = ctx.b
         with grid_stride(ctx, n_out, name="out") as o:
-            em = ElementalEmitter(b, inputs_map(ctx, inputs))
+            em = GpuElementalEmitter(b, inputs_map(ctx, inputs))
             out = delinearize(b, out_dims, o)
             k = 0
             for r in reduces:
@@ -133,7 +134,7 @@ def _sequential(name: str, reduces: Sequence[Instruction], inputs: Sequence[Inst
                 for j, v in enumerate(_init(em, r)):
                     _put(b, ctx.local(f"acc{k + j}"), u.i64(0), types[k + j], v)
                 with u.for_range(b, n_red, name="red") as jr:
-                    inner = ElementalEmitter(b, inputs_map(ctx, inputs))
+                    inner = GpuElementalEmitter(b, inputs_map(ctx, inputs))
                     acc = [_load(b, ctx.local(f"acc{k + j}"), u.i64(0), types[k + j])
                            for j in range(m)]
                     new = _fold(b, inner, r, acc, _operand_index(kept, reduced, out,
@@ -166,7 +167,7 @@ def _tree(name: str, reduces: Sequence[Instruction], inputs: Sequence[Instructio
 
     def accumulate(ctx: IndexContext) -> None:
         b = ctx.b
-        em = ElementalEmitter(b, inputs_map(ctx, inputs))
+        em = GpuElementalEmitter(b, inputs_map(ctx, inputs))
         out = delinearize(b, out_dims, ctx.block)
         for r, k in spans():
             m = r.operand_count // 2
@@ -174,7 +175,7 @@ def _tree(name: str, reduces: Sequence[Instruction], inputs: Sequence[Instructio
             for j, v in enumerate(_init(em, r)):
                 _put(b, slots[j], ctx.thread, types[k + j], v)
             with _strided(b, ctx.thread, n_red, block) as jr:
-                inner = ElementalEmitter(b, inputs_map(ctx, inputs))
+                inner = GpuElementalEmitter(b, inputs_map(ctx, inputs))
                 acc = [_load(b, slots[j], ctx.thread, types[k + j]) for j in range(m)]
                 new = _fold(b, inner, r, acc,
                             _operand_index(kept, reduced, out, delinearize(b, red_dims, jr)))
