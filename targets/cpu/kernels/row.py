@@ -40,6 +40,7 @@ from hlotool.targets.cpu.kernels.elemental import (
 from hlotool.targets.cpu.kernels.reduce import (
     ReducePlan,
     _ReduceEmitter,
+    adds_init_once,
     buffers_row,
     fold_levels,
     fused_product,
@@ -102,6 +103,7 @@ def emit_row_kernel(module: ir.Module, plan: RowPlan, symbol: str, *, x86: bool)
             r.in_dims, r.rdims = src, sorted(red.attrs["dimensions"])
             r.kept = [d for d in range(len(src)) if d not in r.rdims]
             r.levels = fold_levels(red)
+            r.init_once = bool(r.levels) and adds_init_once(red)
             value = r.level_value(len(r.levels) + 1, index, None)
             if r.t.value == "pred":
                 value = b.zext(value, u.I8)
