@@ -7,6 +7,7 @@ stays cheap and `hlotool --help` starts fast.
 #: Command name -> module under hlotool.commands, in the order `--help` lists them.
 COMMANDS: dict[str, str] = {
     "parse": "parse",
+    "ls": "ls",
     "print": "print_",
     "run": "run",
     "opt": "opt",

@@ -29,6 +29,9 @@ class Source:
                 data = Path(path).read_bytes()
             except OSError as exc:
                 raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+            if b"\0" in data[:4096]:
+                raise UsageError(f"{path} is a binary file (an HloProto .pb?), not HLO or "
+                                 "StableHLO text: give the .txt of the same dump, or its folder")
             self.text = data.decode("utf-8", errors="replace")
 
 
@@ -37,13 +40,17 @@ def add_input(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="HLO (.hlo) or StableHLO (.mlir) text; - for stdin")
     p.add_argument("--input-format", choices=("hlo", "stablehlo"),
                    help="the input's language (default: by suffix and first token)")
+    p.add_argument("--module", metavar="NAME|ID",
+                   help="FILE is an --xla_dump_to folder: the module to read (hlotool ls DIR)")
+    p.add_argument("--stage", choices=("before", "after"),
+                   help="FILE is a dump folder: before or after XLA's passes (default before)")
 
 
 def load(args: argparse.Namespace, verify: bool = True, path: str | None = None) -> Module:
     """Parse (and verify) the command's input; errors carry the source for reporting."""
     from hlotool.frontend import parse_text
 
-    src = Source(path or args.file)
+    src = Source(dump_file(args, path or args.file))
     args._source = src
     fmt = getattr(args, "input_format", None)
     module = parse_text(src.text, src.name if src.name != "<stdin>" else "", fmt)
@@ -52,6 +59,20 @@ def load(args: argparse.Namespace, verify: bool = True, path: str | None = None)
 
         run_verifier(module)
     return module
+
+
+def dump_file(args: argparse.Namespace, path: str) -> str:
+    """`path` itself, or for a dump folder the file --module/--stage choose in it."""
+    if path == "-" or not Path(path).is_dir():
+        return path
+    from hlotool.diagnostics import HloError
+    from hlotool.dumps import select
+
+    try:
+        return str(select(Path(path), getattr(args, "module", None),
+                          getattr(args, "stage", None)).path)
+    except HloError as exc:
+        raise UsageError(exc.message) from None
 
 
 def write_text(output: str | None, text: str) -> None:

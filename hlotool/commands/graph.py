@@ -23,6 +23,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="HLO (.hlo) or StableHLO (.mlir) text; - for stdin")
     p.add_argument("--input-format", choices=("hlo", "stablehlo"),
                    help="the input's language (default: by suffix and first token)")
+    p.add_argument("--module", metavar="NAME|ID", help="FILE is a dump folder: the module to draw")
+    p.add_argument("--stage", choices=("before", "after"),
+                   help="FILE is a dump folder: before or after XLA's passes (default before)")
     p.add_argument("-o", "--output", metavar="OUT",
                    help="OUT.svg, OUT.png or OUT.dot (default: FILE with .svg)")
     p.add_argument("--computation", metavar="C", help="draw computation C instead of the entry")

@@ -9,7 +9,10 @@ The order follows XLA:CPU, so float results match it bit for bit:
   windows of 32 (XLA's tree-reduction rewrite, repeated until no reduced dimension
   exceeds 32);
 * each window, and each reduce, folds its elements in row-major order starting from
-  the init value (`acc = body(acc, x)`), rounding after every step.
+  the init value (`acc = body(acc, x)`), rounding after every step. The init value thus
+  enters once per window and once more at the end, as in XLA:CPU, for every element
+  type, except for the reduces XLA:CPU hands to YNNPACK (`adds_init_once`): there the
+  windows start from the reducer's identity and the init enters once.
 
 Single-op reducers whose result does not depend on the order (integer add, max/min,
 bitwise ops) use numpy's ufunc reductions instead.
@@ -49,6 +52,19 @@ O = Opcode
 
 #: XLA:CPU's tree-reduction window.
 TREE_WINDOW = 32
+#: XLA:CPU prefers YNNPACK for a reduce with this many elements in its operand or result
+#: (xla/backends/cpu/ynn_support.cc, IsInstructionPreferredByYnn) ...
+YNN_MIN_ELEMENTS = 4096
+#: ... and at most this rank (YNN_MAX_TENSOR_RANK).
+YNN_MAX_RANK = 8
+#: Element types YNNPACK reduces with each reducer (IsReduceLikeOpSupportedByYnn, where
+#: operand and result types are equal).
+_YNN_TYPES = {
+    O.ADD: {PrimitiveType.F32, PrimitiveType.F64},
+    O.MAXIMUM: {PrimitiveType.U8, PrimitiveType.S8, PrimitiveType.BF16, PrimitiveType.F16,
+                PrimitiveType.F32, PrimitiveType.F64},
+}
+_YNN_TYPES[O.MINIMUM] = _YNN_TYPES[O.MAXIMUM]
 #: XLA:CPU computes prefix scans (reduce-windows spanning a whole axis) in chunks of this.
 SCAN_BASE = 16
 #: Longer folds of variadic reducers combine neighbours pairwise (the same result for
@@ -133,19 +149,49 @@ def _ufunc_for(reducer: Reducer, *, sequential: bool) -> np.ufunc | None:
 # -- reduce ----------------------------------------------------------------------------------
 
 
+def adds_init_once(ins: Instruction) -> bool:
+    """Whether XLA:CPU runs this reduce on YNNPACK, which adds the init value once per
+    output (no tree rewrite): a region that is only add (f32, f64) or maximum/minimum of
+    its two parameters, reduced dims given, row-major layouts, rank <= 8, and at least
+    4096 elements in the operand or the result."""
+    if ins.opcode is not O.REDUCE or ins.operand_count != 2 or not ins.attrs["dimensions"]:
+        return False
+    comp = ins.attrs["to_apply"]
+    op = _single_op(comp) if len(comp.instructions) == 3 else None
+    operand = ins.operand(0).shape
+    if op not in _YNN_TYPES or ins.shape.element_type not in _YNN_TYPES[op] or \
+            operand.element_type is not ins.shape.element_type or operand.rank > YNN_MAX_RANK:
+        return False
+    if not (operand.is_row_major and ins.shape.is_row_major):
+        return False
+    return max(operand.element_count, ins.shape.element_count) >= YNN_MIN_ELEMENTS
+
+
 def reduce_arrays(
-    reducer: Reducer, inputs: Sequence[np.ndarray], inits: Sequence[np.ndarray], axes: Sequence[int]
+    reducer: Reducer, inputs: Sequence[np.ndarray], inits: Sequence[np.ndarray],
+    axes: Sequence[int], *, init_once: bool = False,
 ) -> list[np.ndarray]:
-    """Reduce `inputs` over `axes` (XLA:CPU order); one array per reducer output."""
+    """Reduce `inputs` over `axes` (XLA:CPU order); one array per reducer output.
+    `init_once`: the windows of the tree start from the reducer's identity (YNNPACK)."""
     axes = sorted(axes)
     if reducer.arity == 1:
         x = np.asarray(inputs[0])
+        tree = any(x.shape[d] > TREE_WINDOW for d in axes)
         ufunc = _ufunc_for(reducer, sequential=False)
-        if ufunc is not None and x.size:
+        if ufunc is not None and x.size and (init_once or not tree or _init_is_idempotent(
+                reducer, inits[0])):
             return [_ufunc_reduce(reducer, ufunc, x, inits[0], tuple(axes))]
-        if any(x.shape[d] > TREE_WINDOW for d in axes):
-            return _tree_reduce(reducer, x, inits[0], axes)
+        if tree:
+            return _tree_reduce(reducer, x, inits[0], axes, init_once)
     return _fold_reduce(reducer, inputs, inits, axes)
+
+
+def _init_is_idempotent(reducer: Reducer, init: np.ndarray) -> bool:
+    """op(init, init) == init: adding it once per window is adding it once."""
+    assert reducer.opcode is not None and reducer.kind is not None
+    if reducer.opcode in (O.MAXIMUM, O.MINIMUM, O.AND, O.OR):
+        return True
+    return _is_idempotent(reducer.opcode, reducer.kind, np.atleast_1d(init))
 
 
 def _ufunc_reduce(
@@ -173,11 +219,22 @@ def _fix_zero_sign(r: np.ndarray, x: np.ndarray, axes: tuple[int, ...], is_max: 
 
 
 def _tree_reduce(
-    reducer: Reducer, x: np.ndarray, init: np.ndarray, axes: Sequence[int]
+    reducer: Reducer, x: np.ndarray, init: np.ndarray, axes: Sequence[int], init_once: bool
 ) -> list[np.ndarray]:
-    """XLA:CPU's rewrite: reduce windows of 32 along the reduced dims, then reduce those."""
-    partial = reduce_window_arrays(reducer, [x], [init], Window(tuple(_tree_window(x.shape, axes))))
-    return reduce_arrays(reducer, partial, [init], axes)
+    """XLA:CPU's rewrite: reduce windows of 32 along the reduced dims, then reduce those
+    (windows from the reducer's identity when the init enters once)."""
+    start = _window_start(reducer, init) if init_once else init
+    partial = reduce_window_arrays(reducer, [x], [start], Window(tuple(_tree_window(x.shape, axes))))
+    return reduce_arrays(reducer, partial, [init], axes, init_once=init_once)
+
+
+def _window_start(reducer: Reducer, init: np.ndarray) -> np.ndarray:
+    """The identity a window starts from when the init enters once (-0 for a float sum,
+    which leaves every value, -0 included, unchanged)."""
+    assert reducer.opcode is not None and reducer.kind is not None
+    if reducer.opcode is O.ADD:
+        return np.asarray(-0.0, np.asarray(init).dtype)
+    return np.asarray(init)
 
 
 def _tree_window(shape: tuple[int, ...], axes: Sequence[int]) -> list[WindowDimension]:
@@ -305,15 +362,17 @@ def _reduce(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
     types = [o.shape.element_type for o in ins.operands[:n]]
     reducer = Reducer(ev, ins.attrs["to_apply"], types)
     dims = ins.attrs["dimensions"]
+    once = adds_init_once(ins)
     product = pop_fused_product(ev, ins.operand(0)) if is_sum(ins) else None
     if product is not None:
-        return _sum_of_products(reducer, *product, operands[1], sorted(dims))
-    out = reduce_arrays(reducer, operands[:n], operands[n:], dims)
+        return _sum_of_products(reducer, *product, operands[1], sorted(dims), once)
+    out = reduce_arrays(reducer, operands[:n], operands[n:], dims, init_once=once)
     return out[0] if n == 1 and not ins.shape.is_tuple else tuple(out)
 
 
 def _sum_of_products(
-    reducer: Reducer, a: np.ndarray, b: np.ndarray, init: np.ndarray, axes: list[int]
+    reducer: Reducer, a: np.ndarray, b: np.ndarray, init: np.ndarray, axes: list[int],
+    init_once: bool,
 ) -> np.ndarray:
     """reduce(multiply(a, b)) with `add`, as XLA:CPU runs it fused: acc = fma(a, b, acc),
     in windows of 32 first when a reduced dimension is longer (see _tree_reduce)."""
@@ -321,10 +380,11 @@ def _sum_of_products(
     if any(a.shape[d] > TREE_WINDOW for d in axes):
         dims = _tree_window(a.shape, axes)
         va, vb = (window_view(v, np.zeros((), v.dtype), dims) for v in (a, b))
-        acc = np.broadcast_to(np.asarray(init), va.shape[: a.ndim])
+        start = _window_start(reducer, init) if init_once else init
+        acc = np.broadcast_to(np.asarray(start), va.shape[: a.ndim])
         for pos in np.ndindex(*va.shape[a.ndim :]):
             acc = fma32(va[(Ellipsis, *pos)], vb[(Ellipsis, *pos)], acc)
-        return reduce_arrays(reducer, [acc], [init], axes)[0]
+        return reduce_arrays(reducer, [acc], [init], axes, init_once=init_once)[0]
     kept = [d for d in range(a.ndim) if d not in axes]
     kept_shape = tuple(a.shape[d] for d in kept)
     fa, fb = (np.transpose(v, kept + axes).reshape(*kept_shape, -1) for v in (a, b))

@@ -57,7 +57,7 @@ import numpy as np
 from llvmlite import ir
 
 from hlotool.interpreter.kernels import elementwise as ew
-from hlotool.interpreter.kernels.reduction import SEQUENTIAL_LIMIT
+from hlotool.interpreter.kernels.reduction import SEQUENTIAL_LIMIT, adds_init_once
 from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
@@ -298,8 +298,10 @@ def lane_folded(plan: ReducePlan) -> bool:
 def fold_levels(reduce: Instruction) -> list[_Level]:
     """The tree levels a reduce folds through: XLA:CPU's tree, except for reducers whose
     result does not depend on the order (integer and pred ops, float max/min), which
-    fold everything in one vectorizable pass with the same result."""
-    if reducer_op(reduce) is not None and not order_sensitive(reduce):
+    fold everything in one vectorizable pass with the same result - when the init value
+    enters once either way (XLA:CPU adds it once per window of its tree)."""
+    if reducer_op(reduce) is not None and not order_sensitive(reduce) and (
+            adds_init_once(reduce) or _init_idempotent(reduce)):
         return []
     src = reduce.operand(0).shape.dimensions
     return tree_levels([src[d] for d in reduce.attrs["dimensions"]])
@@ -350,6 +352,25 @@ def row_values(b: ir.IRBuilder, entry: ir.Block, product: Instruction, index: li
 
     elems(0, [])
     return Input(buf, product.shape, skip=kept)
+
+
+def _init_idempotent(reduce: Instruction) -> bool:
+    """op(init, init) == init for the reduce's init value (always for max, min, and, or;
+    for the others when the init is a known constant with that property)."""
+    op = reducer_op(reduce)
+    if op in (O.MAXIMUM, O.MINIMUM, O.AND, O.OR):
+        return True
+    init = reduce.operand(1)
+    comp = init.parent
+    if init.opcode is O.PARAMETER and comp is not None and comp.fusion_instruction is not None:
+        init = comp.fusion_instruction.operand(init.parameter_number)
+    if init.opcode is not O.CONSTANT or init.literal is None or init.literal.array is None \
+            or init.literal.elided:
+        return False
+    v = np.atleast_1d(init.literal.array)
+    k = ew.kind(reduce.shape.element_type)
+    again = ew.apply_op(op, k, k, [v, v])
+    return v.tobytes() == np.asarray(again, v.dtype).tobytes()
 
 
 def order_sensitive(reduce: Instruction) -> bool:
@@ -685,6 +706,8 @@ class _ReduceEmitter:
         self.rdims = sorted(red.attrs["dimensions"])
         self.kept = [d for d in range(len(src)) if d not in self.rdims]
         self.levels = fold_levels(red)
+        #: XLA:CPU adds the init once (YNNPACK): the tree's windows start from -0.
+        self.init_once = bool(self.levels) and adds_init_once(red)
 
     # -- helpers -----------------------------------------------------------------------------
     def acc(self, name: str) -> ir.Value:
@@ -695,6 +718,13 @@ class _ReduceEmitter:
     def init(self) -> ir.Value:
         self.emitter._cache.clear()
         return self.emitter.value(self.red.operand(1), ())
+
+    def start(self, level: int) -> ir.Value:
+        """What a window of `level` starts from: the init, or -0 (a float sum's identity)
+        below the final fold when the init enters once."""
+        if self.init_once and level <= len(self.levels):
+            return ir.Constant(self.ty, -0.0)
+        return self.init()
 
     def combine(self, a: ir.Value, c: ir.Value) -> ir.Value:
         return self.emitter.fold(self.op, self.t, a, c)
@@ -785,7 +815,7 @@ class _ReduceEmitter:
     def level_value(self, level: int, kept: Sequence[ir.Value], pos: Sequence[ir.Value] | None) -> ir.Value:
         """The value of position `pos` of tree level `level` (level 0 = the input)."""
         acc = self.acc(f"acc{level}")
-        self.b.store(self.init(), acc)
+        self.b.store(self.start(level), acc)
         window = self._window(level, pos)
         jam = level == 2 and len(self.rdims) == 1 and self.rdims[0] == len(self.in_dims) - 1
         self._fold(level, kept, window, [], acc, jam)
@@ -830,7 +860,7 @@ class _ReduceEmitter:
 
         def group(q0: ir.Value) -> None:
             for a in accs:
-                b.store(self.init(), a)
+                b.store(self.start(1), a)
             base = b.sub(b.mul(q0, u.i64(w)), u.i64(pad))
 
             def step(j: ir.Value) -> None:
@@ -904,6 +934,7 @@ def row_reduce_emitter(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: I
     r.in_dims, r.rdims = src, sorted(red.attrs["dimensions"])
     r.kept = [d for d in range(len(src)) if d not in r.rdims]
     r.levels = fold_levels(red)
+    r.init_once = bool(r.levels) and adds_init_once(red)
     if not lanes or not isinstance(r, _LevelOneEmitter):
         return r
     assert source is not None
@@ -969,7 +1000,7 @@ class _ColumnEmitter(_ReduceEmitter):
         chunk's n elements starting at kept element k0."""
         b = self.b
         with u.for_range(b, n, name=f"i{level}") as j:
-            b.store(self.init(), self._slot(level, j))
+            b.store(self.start(level), self._slot(level, j))
         window = self._window(level, pos)
         self._positions(level, window, [], kept_dims, k0, n)
 

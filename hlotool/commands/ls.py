@@ -1,0 +1,54 @@
+"""`hlotool ls DIR`: the modules of an --xla_dump_to folder (JAX, TensorFlow, PyTorch/XLA)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from hlotool.commands.common import EXIT_OK, UsageError
+
+HELP = "list the modules of an XLA dump folder (--xla_dump_to)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("folder", metavar="DIR", help="a folder written by XLA_FLAGS=--xla_dump_to=DIR")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def run(args: argparse.Namespace) -> int:
+    from hlotool.dumps import scan
+
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        raise UsageError(f"{args.folder} is not a folder (hlotool ls lists an --xla_dump_to DIR)")
+    rows = [_row(f) for f in scan(folder)]
+    if args.format == "json":
+        print(json.dumps(rows))
+        return EXIT_OK
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{folder}: {len({(r['id'], r['name']) for r in rows})} modules")
+    for col in ("id", "module", "stage", "instructions", "file"):
+        table.add_column(col, justify="right" if col == "instructions" else "left")
+    for r in rows:
+        count = "" if r["instructions"] is None else str(r["instructions"])
+        table.add_row(r["id"], r["name"], r["stage"], count, r["file"])
+    Console().print(table)
+    return EXIT_OK
+
+
+def _row(f: object) -> dict[str, object]:
+    """One file's line: its instruction count when it parses as text (None otherwise)."""
+    from hlotool.diagnostics import HloError
+    from hlotool.frontend import parse_text
+
+    count = None
+    if not f.is_proto:  # type: ignore[attr-defined]
+        try:
+            count = parse_text(f.path.read_text(errors="replace")).instruction_count  # type: ignore[attr-defined]
+        except HloError:
+            count = None
+    return {"id": f.id, "name": f.name, "stage": f.stage,  # type: ignore[attr-defined]
+            "instructions": count, "file": f.path.name}  # type: ignore[attr-defined]
