@@ -49,6 +49,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     try:
         return args.func(args)
     except (UsageError, OutputError) as exc:
+        if getattr(args, "format", None) == "json":
+            _print_json_error("usage", str(exc))
         print(f"hlotool: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
@@ -61,6 +63,13 @@ def _report(exc: Exception, args: argparse.Namespace) -> int:
     from hlotool.diagnostics import HloError
 
     src: Source | None = getattr(args, "_source", None)
+    if getattr(args, "format", None) == "json":
+        name = src.name if src is not None else getattr(args, "file", "")
+        if isinstance(exc, HloError):
+            _print_json_error("bad input", exc.message, name, exc.line, exc.column,
+                              list(exc.expected))
+        else:
+            _print_json_error("internal", f"{type(exc).__name__}: {exc}", name)
     if isinstance(exc, HloError):
         if src is not None and exc.line:
             print(exc.render(src.text, src.name), file=sys.stderr)
@@ -74,6 +83,22 @@ def _report(exc: Exception, args: argparse.Namespace) -> int:
           "(this is a bug in hlotool; rerun with HLOTOOL_DEBUG=1 to see the traceback)",
           file=sys.stderr)
     return EXIT_BAD_INPUT
+
+
+def _print_json_error(kind: str, message: str, file: str = "", line: int = 0, column: int = 0,
+                      expected: list[str] | None = None) -> None:
+    """With --format json, an error is also one JSON object on standard output (the text
+    report still goes to standard error)."""
+    import json
+
+    error: dict[str, object] = {"kind": kind, "message": message}
+    if file:
+        error["file"] = str(file)
+    if line:
+        error.update(line=line, column=column)
+    if expected:
+        error["expected"] = expected
+    print(json.dumps({"error": error}))
 
 
 if __name__ == "__main__":

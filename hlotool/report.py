@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 
@@ -57,22 +58,58 @@ def _table(title: str, columns: tuple[str, ...], rows: list[list[str]], flexible
     return table
 
 
+def _error(x: float | str) -> str:
+    """An error for the table: 3 significant digits, "inf" when infinite."""
+    return x if isinstance(x, str) else f"{x:.3g}"
+
+
 def print_comparison(rows: list[dict[str, Any]], against: str) -> None:
-    """The mismatch report of --expect / --reference."""
+    """The mismatch report of --expect / --reference: fits 80 columns (the status wraps),
+    mismatches in red."""
     ok = all(r["ok"] for r in rows)
-    title = f"compared with {against}: {'match' if ok else 'MISMATCH'}"
-    columns = ("output", "max abs", "max rel", "worst at", "got", "want", "NaN", "Inf", "status")
+    verdict = "[green]match[/]" if ok else "[bold red]MISMATCH[/]"
+    columns = ("output", "max abs", "max rel", "worst at", "got", "want", "status")
     table_rows = []
     for r in rows:
+        status = "[green]ok[/]" if r["ok"] else "[bold red]FAIL[/]"
+        counts = _nan_inf(r)
         table_rows.append([
-            r["key"], f"{r['max_abs']:.3g}", f"{r['max_rel']:.3g}",
-            str(tuple(r["worst_index"])),
-            _fmt(r["got_at_worst"]) if r["got_at_worst"] is not None else "",
-            _fmt(r["want_at_worst"]) if r["want_at_worst"] is not None else "",
-            f"{r['nan_got']}/{r['nan_want']}", f"{r['inf_got']}/{r['inf_want']}",
-            "ok" if r["ok"] else r["reason"],
+            r["key"], _error(r["max_abs"]), _error(r["max_rel"]),
+            ",".join(map(str, r["worst_index"])),
+            *_pair(r["got_at_worst"], r["want_at_worst"]),
+            status + (f" ({counts})" if counts else ""),
         ])
-    _console().print(_table(title, columns, table_rows, flexible="status"))
+    console = _console()
+    console.print(_table(f"compared with {against}: {verdict}", columns, table_rows,
+                         flexible="status"))
+    for r in rows:
+        if not r["ok"]:
+            console.print(f"[red]{escape(r['key'])}: {escape(r['reason'])}[/]")
+    console.print("[dim]rel = |got-want| / (|want| + atol/rtol), <= rtol passes; worst at: "
+                  "the element furthest outside the tolerance[/]")
+
+
+def _pair(got: Any, want: Any) -> tuple[str, str]:
+    """Both values at the worst element, with the digits it takes to tell them apart."""
+    if got is None or want is None:
+        return ("" if got is None else _fmt(got), "" if want is None else _fmt(want))
+    if isinstance(got, (complex, str)) or isinstance(want, (complex, str)):
+        return str(got), str(want)
+    for digits in range(5, 10):
+        g, w = f"{float(got):.{digits}g}", f"{float(want):.{digits}g}"
+        if g != w:
+            return g, w
+    return g, w
+
+
+def _nan_inf(r: dict[str, Any]) -> str:
+    """NaN and Inf counts (got/want) when either is non-zero."""
+    parts = []
+    for what in ("nan", "inf"):
+        got, want = r.get(f"{what}_got", 0), r.get(f"{what}_want", 0)
+        if got or want:
+            parts.append(f"{what.capitalize() if what == 'inf' else 'NaN'} {got}/{want}")
+    return ", ".join(parts)
 
 
 def _duration(seconds: float) -> str:

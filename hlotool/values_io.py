@@ -213,7 +213,22 @@ class OutputDiff:
             v = d[k]
             d[k] = None if v is None else (complex(v).__repr__() if np.iscomplexobj(v) else float(v))
         d["worst_index"] = list(self.worst_index)
+        for k in ("max_abs", "max_rel"):
+            if isinstance(d[k], float) and not np.isfinite(d[k]):
+                d[k] = str(d[k])  # "inf"/"nan": JSON has no infinities
         return d
+
+
+def relative_error(err: np.ndarray, magnitude: np.ndarray, rtol: float, atol: float
+                   ) -> np.ndarray:
+    """|got-want| / (|want| + atol/rtol): the error relative to the tolerance's scale, so
+    that an element passes exactly when it is <= rtol, and values near zero (where atol
+    decides) do not blow it up. With rtol 0, |got-want| / |want| (inf where want is 0
+    and got is not)."""
+    if rtol > 0:
+        return err / (magnitude + atol / rtol)
+    with np.errstate(all="ignore"):
+        return np.where(err == 0, 0.0, err / magnitude)
 
 
 def compare_outputs(got: dict[str, np.ndarray], want: dict[str, np.ndarray],
@@ -253,12 +268,13 @@ def _compare_one(key: str, g: np.ndarray, w: np.ndarray, rtol: float, atol: floa
     with np.errstate(all="ignore"):
         err = np.abs(gf - wf)
         err = np.where(gnan | wnan | (ginf & winf & (gf == wf)), 0.0, err)
-        rel = err / np.maximum(np.abs(wf), np.finfo(np.float64).tiny)
+        rel = relative_error(err, np.abs(wf), rtol, atol)
         bad = (err > atol + rtol * np.abs(wf)) | (gnan != wnan) | (np.isnan(err))
     n = int(bad.sum())
-    err = np.nan_to_num(err, nan=np.inf)
-    idx = np.unravel_index(int(np.argmax(err)), g.shape)
-    base = dict(max_abs=float(err.max()), max_rel=float(np.nan_to_num(rel, nan=np.inf).max()),
+    err = np.nan_to_num(err, nan=np.inf, posinf=np.inf)
+    rel = np.nan_to_num(rel, nan=np.inf, posinf=np.inf)
+    idx = np.unravel_index(int(np.argmax(rel)), g.shape)  # furthest outside the tolerance
+    base = dict(max_abs=float(err.max()), max_rel=float(rel.max()),
                 worst_index=tuple(int(i) for i in idx), got_at_worst=g[idx],
                 want_at_worst=w[idx], mismatched=n, **counts)
     if n == 0:

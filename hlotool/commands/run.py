@@ -22,12 +22,17 @@ TARGET_PIPELINES = {"cpu": "cpu", "gpu": "gpu", "tpu": "tpu"}
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_input(p)
     p.add_argument("--target", default="cpu", choices=TARGETS)
-    p.add_argument("--inputs", help="npz with arg0, arg1, ... (default: random with --seed)")
-    p.add_argument("--output", help="write out0, out1, ... to this npz")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--expect", help="npz of expected outputs; exit 1 when they differ")
-    p.add_argument("--rtol", type=float, default=1e-5)
-    p.add_argument("--atol", type=float, default=1e-6)
+    p.add_argument("--inputs", metavar="IN.npz",
+                   help="entry parameters as arg0, arg1, ... (default: with --expect, the "
+                        "X.inputs.npz beside X.expected.npz; else random with --seed)")
+    p.add_argument("--output", metavar="OUT.npz", help="write out0, out1, ... to this npz")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the random inputs used without --inputs (default: 0)")
+    p.add_argument("--expect", metavar="EXP.npz",
+                   help="expected outputs out0, out1, ...; exit 1 when they differ")
+    p.add_argument("--rtol", type=float, default=1e-5,
+                   help="relative tolerance: |got-want| <= atol + rtol*|want| passes")
+    p.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance")
     p.add_argument("--reference", choices=("xla",), help="also run on XLA:CPU (needs jax) and compare")
     p.add_argument("--pipeline", help="run this pass pipeline before executing")
     p.add_argument("--passes", help="run these passes (a,b{opt=v},c) before executing")
@@ -83,6 +88,9 @@ def run(args: argparse.Namespace) -> int:
     refuse_elided_reads(module)
     _check_memory(module, args.max_memory)
     target = resolve_target(args.target)
+    args.seed_given = args.seed is not None
+    args.seed = 0 if args.seed is None else args.seed
+    args.inputs = args.inputs or _sibling_inputs(args, module)
     from hlotool.commands.run_devices import device_count, partition_shard_maps, run_devices
 
     partition_shard_maps(module)
@@ -160,6 +168,39 @@ def run(args: argparse.Namespace) -> int:
 
             print_table(tpu_report)
     return status
+
+
+def _sibling_inputs(args: argparse.Namespace, module: Module) -> str | None:
+    """With --expect but no --inputs: the inputs file next to the expected outputs
+    (X.expected.npz -> X.inputs.npz, expected.npz -> inputs.npz), said on stderr. Without
+    one, random inputs would make the comparison meaningless: refuse, unless --seed was
+    given (outputs saved from a seeded random run)."""
+    import sys
+    from pathlib import Path
+
+    if not args.expect or not module.entry.parameters:
+        return None
+    expect = Path(args.expect)
+    name = expect.name
+    candidates: list[Path] = []
+    if name.endswith(".expected.npz"):
+        candidates.append(expect.with_name(name[: -len(".expected.npz")] + ".inputs.npz"))
+    if name == "expected.npz" or name.endswith("expected.npz"):
+        candidates.append(expect.with_name(name[: -len("expected.npz")] + "inputs.npz"))
+    candidates = list(dict.fromkeys(candidates))
+    for path in candidates:
+        if path.exists():
+            print(f"hlotool: using inputs {path} (found beside {expect}; --inputs chooses "
+                  "others)", file=sys.stderr)
+            return str(path)
+    if args.seed_given:
+        print(f"hlotool: comparing with {expect} on random inputs (--seed {args.seed})",
+              file=sys.stderr)
+        return None
+    looked = " or ".join(str(p) for p in candidates) or "X.inputs.npz beside X.expected.npz"
+    raise UsageError(f"--expect {expect} needs the inputs the expected outputs were computed "
+                     f"from: pass --inputs IN.npz (found no {looked}). To compare with "
+                     "outputs saved from a random run, give its --seed N")
 
 
 Run = Callable[[list[Any]], Any]

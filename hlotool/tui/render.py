@@ -279,3 +279,38 @@ def _centered(line: Text, width: int) -> Text:
     out = Text(" " * pad, no_wrap=True, overflow="crop")
     out.append_text(line)
     return out
+
+
+#: How the terminal graph diff colours each status (the SVG's colours, roughly).
+DIFF_TEXT_STYLES: dict[str, str] = {"added": "green", "removed": "red",
+                                    "fused into": "blue", "changed": "dark_orange"}
+
+
+def graph_diff_lines(nodes: Iterable[tuple[str, str, str, str]], title: str,
+                     limit: int = 40) -> list[Text]:
+    """The graph diff as text: per status (added, removed, fused into, changed), the
+    instructions `(status, name, opcode, note)` with what happened to them."""
+    groups: dict[str, list[tuple[str, str, str]]] = {k: [] for k in DIFF_TEXT_STYLES}
+    unchanged = 0
+    for status, name, opcode, note in nodes:
+        if status in groups:
+            groups[status].append((name, opcode, note))
+        else:
+            unchanged += 1
+    out = [Text(title, style="bold")]
+    counts = ", ".join(f"{len(v)} {k}" for k, v in groups.items())
+    out.append(Text(f"{counts}, {unchanged} unchanged", style="dim"))
+    for status, items in groups.items():
+        if not items:
+            continue
+        out.append(Text(f"{status} ({len(items)})", style=f"bold {DIFF_TEXT_STYLES[status]}"))
+        for name, opcode, note in items[:limit]:
+            line = Text("  ")
+            line.append(name, style=DIFF_TEXT_STYLES[status])
+            line.append(f"  {opcode}", style="dim")
+            if note and note != status:
+                line.append(f"  ({note})")
+            out.append(line)
+        if len(items) > limit:
+            out.append(Text(f"  … {len(items) - limit} more", style="dim"))
+    return out

@@ -109,3 +109,16 @@ def test_diffs_and_index() -> None:
     assert index.users["add.1"] == [line]
     drawing = "\n".join(t.plain for t in neighbourhood(node.module, "add.1"))
     assert "p0" in drawing and "mul.1" in drawing and "▼" in drawing
+
+
+def test_repr_stays_short_at_depth() -> None:
+    """Workers format their arguments with repr: it must not walk the history tree."""
+    from hlotool.passes.registry import make_pass
+    from hlotool.tui.session import Session
+    from tests.tui.conftest import simple
+
+    session = Session(simple(), [make_pass(n) for n in ("cse", "dce")] * 15)
+    while session.step() is not None:
+        pass
+    assert session.head.depth == 30
+    assert repr(session.head) == "Node(#30 dce)"

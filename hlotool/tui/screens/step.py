@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from collections import deque
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -22,12 +21,15 @@ from hlotool.tui.render import (
     DiffLine,
     IRIndex,
     changed_computations,
+    find_instruction,
+    graph_diff_lines,
     neighbourhood,
     side_by_side,
     unified,
 )
 from hlotool.tui.session import Node, PassFailed, Session
 from hlotool.tui.widgets.diff_view import DiffView
+from hlotool.tui.widgets.filter_box import FilterBox
 from hlotool.tui.widgets.graph_view import GraphView
 from hlotool.tui.widgets.ir_view import IRView
 from hlotool.tui.widgets.step_list import StepList, format_delta
@@ -49,10 +51,10 @@ class StepScreen(Screen[None]):
     """Step through the pipeline; every slow thing happens in a worker."""
 
     BINDINGS = [
-        _b("n", "next", "Next", "Apply the next pass (or move to the next applied step)"),
+        _b("n", "next", "Next", "Apply the next pass at the head (keys queue in order)"),
         Binding("space", "next", "Next", show=False, id="step.next_space",
-                tooltip="Apply the next pass"),
-        _b("p", "previous", "Prev", "Show the previous step"),
+                tooltip="Apply the next pass at the head"),
+        _b("p", "previous", "Prev", "Show the previous step (the head stays)"),
         _b("u", "undo", "Undo", "Undo the last applied pass (it stays for redo)"),
         _b("ctrl+r", "redo", "Redo", "Redo the most recently undone pass"),
         _b("d", "toggle_diff", "Diff ⇄", "Unified or side-by-side diff"),
@@ -61,17 +63,19 @@ class StepScreen(Screen[None]):
         _b("c", "toggle_check_each", "Check each", "Check numerics after every step", False),
         _b("b", "bisect", "Bisect", "Find the first pass that breaks the module"),
         _b("g", "export_svg", "SVG", "Export the step's graph as SVG", False),
-        _b("G", "export_diff_svg", "Diff SVG",
-           "Export the graph diff against the previous step as SVG", False),
+        _b("G", "graph_diff", "Graph diff",
+           "Show the graph diff against the previous step (and write it as SVG)", False),
         _b("e", "export_hlo", "Export", "Export the step as .hlo", False),
         _b("E", "export_all", "Export all",
            "Export every step as NNN-<pass>.hlo into the export directory", False),
-        _b("slash", "search", "Search", "Search the IR", False),
-        _b("f", "filter", "Filter", "Filter the step list by pass name", False),
+        # Priority: the box takes the focus before the keys typed after it are delivered.
+        _b("slash", "search", "Search", "Search the IR", False, priority=True),
+        _b("f", "filter", "Filter", "Filter the step list by pass name", False, priority=True),
         _b("1", "tab('diff')", "Diff", "Show the diff tab", False),
         _b("2", "tab('ir')", "IR", "Show the IR tab", False),
         _b("3", "tab('graph')", "Graph", "Show the graph tab", False),
-        _b("escape", "leave_input", "Back", "Leave the filter or search box", False),
+        _b("escape", "leave_input", "Back", "Clear and leave the filter, or leave the search box",
+           False),
     ]
 
     @dataclass
@@ -122,6 +126,14 @@ class StepScreen(Screen[None]):
         severity: str = "information"
 
     @dataclass
+    class GraphDiff(Message):
+        """A step's graph diff is drawn: `lines` for the Graph tab, `note` for the status."""
+
+        node: Node
+        lines: list[Text]
+        note: str
+
+    @dataclass
     class BisectDone(Message):
         """A bisection finished; `path` is the reproducer written ("" when none)."""
 
@@ -137,6 +149,8 @@ class StepScreen(Screen[None]):
         self._queue: deque[tuple[str, Pass | None]] = deque()
         self._stepping = False
         self._ready = False
+        #: The instruction the Graph tab draws the neighbourhood of.
+        self._graph_focus = ""
 
     @property
     def session(self) -> Session:
@@ -151,7 +165,7 @@ class StepScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
             with Vertical(id="left"):
-                yield Input(placeholder="filter passes (f)", id="filter")
+                yield FilterBox(placeholder="f: filter passes (esc clears)", id="filter")
                 yield StepList(id="steps", show_times=self.debugger.options.show_times)
                 yield Static(id="details")
             with TabbedContent(id="panes", initial="diff"):
@@ -243,14 +257,16 @@ class StepScreen(Screen[None]):
         return f"; dropped {dropped} queued action(s)" if dropped and not keep_moves else ""
 
     def _enqueue(self, kind: str, p: Pass | None = None) -> bool:
-        """Queue an operation for the pipeline worker; starts it when idle. Returns
-        whether it had to wait behind a running one."""
+        """Queue an operation for the pipeline worker; starts it when idle (and the plan
+        is known). Returns whether it had to wait behind a running one."""
         with self._queue_lock:
             self._queue.append((kind, p))
-            waiting = self._stepping
-            self._stepping = True
+            waiting = self._stepping or not self._ready
+            self._stepping = self._stepping or self._ready
             ahead = len(self._queue)
-        if waiting:
+        if not self._ready:
+            self.set_status(f"planning the pipeline…; {ahead} action(s) queued")
+        elif waiting:
             label = {"next": "next", "undo": "undo", "redo": "redo"}.get(
                 kind, f"apply {p.spec if p is not None else ''}")
             self.set_status(f"busy: queued {label} ({ahead} waiting)")
@@ -309,21 +325,38 @@ class StepScreen(Screen[None]):
             return
         self.post_message(self.Status(f"wrote {path}"))
 
-    @work(thread=True, group="export")
-    def run_export_diff(self, node: Node) -> None:
-        """Write the graph diff of the step against the previous one as SVG."""
+    @work(thread=True, exclusive=True, group="graph-diff")
+    def run_graph_diff(self, node: Node) -> None:
+        """Diff the step's graph against the previous step's: shown in the Graph tab as
+        text, and written as SVG into the export directory (its path is said)."""
         parent = node.parent
         if parent is None:
             return
-        name = f"{self._file_stem()}.step{node.depth:03d}-{_pass_name(node)}.diff.svg"
-        path = self.debugger.options.export_dir / name
         try:
-            _write_diff_svg(parent, node, path)
-        except Exception as exc:
-            self.post_message(self.Status(f"graph diff export failed: {exc}", "error"))
+            from hlotool.graph import GraphOptions, draw_diff, write
+        except ImportError:
+            self.post_message(self.Status("the graph package (hlotool.graph) is not available",
+                                          "error"))
             return
-        self.post_message(self.Status(f"wrote {path}: graph diff of step {node.depth} "
-                                      f"{node.spec} against step {parent.depth} {parent.spec}"))
+        names = (f"step {parent.depth} {parent.spec}", f"step {node.depth} {node.spec}")
+        what = f"graph diff of step {node.depth} {node.spec} against step {parent.depth} " \
+               f"{parent.spec}"
+        try:
+            graph = draw_diff(parent.module, node.module, GraphOptions(), names)
+        except Exception as exc:
+            self.post_message(self.Status(f"graph diff failed: {exc}", "error"))
+            return
+        lines = graph_diff_lines(_diff_rows(graph), what)
+        name = f"{self._file_stem()}.step{node.depth:03d}-{_pass_name(node)}.diff.svg"
+        path = (self.debugger.options.export_dir / name).resolve()
+        try:
+            write(graph, path)
+        except Exception as exc:
+            note = f"{what}; SVG not written: {exc}"
+            self.post_message(self.GraphDiff(node, lines + [Text(note, style="yellow")], note))
+            return
+        saved = f"{what}; SVG written to {path}"
+        self.post_message(self.GraphDiff(node, lines + [Text(f"SVG: {path}", style="dim")], saved))
 
     @work(thread=True, group="export")
     def run_export_all(self, nodes: list[Node]) -> None:
@@ -344,12 +377,17 @@ class StepScreen(Screen[None]):
     @on(PlanReady)
     def _plan_ready(self, message: PlanReady) -> None:
         self.session.plan = message.plan
-        self._ready = True
         if message.error:
             self.set_status(message.error, "error")
         else:
             self.set_status(f"{len(message.plan)} pass applications planned; n or space to step")
         self.refresh_steps()
+        with self._queue_lock:
+            self._ready = True
+            start = bool(self._queue) and not self._stepping
+            self._stepping = self._stepping or start
+        if start:
+            self.run_queue()
 
     @on(StepApplied)
     def _step_applied(self, message: StepApplied) -> None:
@@ -390,6 +428,12 @@ class StepScreen(Screen[None]):
     def _status(self, message: Status) -> None:
         self.set_status(message.text, message.severity)
 
+    @on(GraphDiff)
+    def _graph_diff(self, message: GraphDiff) -> None:
+        self.query_one(TabbedContent).active = "graph"
+        self.query_one(GraphView).show_lines(message.lines)
+        self.set_status(message.note)
+
     @on(BisectDone)
     def _bisect_done(self, message: BisectDone) -> None:
         result = message.result
@@ -410,11 +454,17 @@ class StepScreen(Screen[None]):
             if message.pending_index >= 0:
                 self.query_one(DiffView).show_message("not applied yet: press n to apply "
                                                       "the passes up to here")
+                spec = self.query_one(StepList).spec_at_cursor()
+                self.query_one("#details", Static).update(Text(f"planned: {spec}", style="dim"))
             return
         if node is not self.selected:
             self.selected = node
             self.render_step(node)
         self.query_one("#details", Static).update(self._details(node))
+
+    @on(StepList.WidthChanged)
+    def _steps_resized(self) -> None:
+        self.refresh_steps()
 
     @on(IRView.ValueSelected)
     def _value_selected(self, message: IRView.ValueSelected) -> None:
@@ -436,17 +486,17 @@ class StepScreen(Screen[None]):
             self.set_status(f"not found: {event.value}", "warning")
 
     # -- actions ---------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`f` and `/` type themselves while a box has the focus."""
+        if action in ("filter", "search") and isinstance(self.app.focused, Input):
+            return False
+        return True
+
     def action_next(self) -> None:
-        """Move to the next applied step, or apply the next pass at the head."""
-        path = self.session.path()
-        if self.selected is not None and self.selected in path and self.selected is not path[-1]:
-            self.refresh_steps(select=path[path.index(self.selected) + 1])
-            return
-        if not self._ready:
-            self.set_status("still planning the pipeline…", "warning")
-            return
+        """Apply the next pass at the head, wherever the view is (the view then shows the
+        new head); pressed while a pass runs, it queues."""
         with self._queue_lock:
-            idle = not self._stepping
+            idle = not self._stepping and self._ready
         if idle:
             self.set_status(f"applying {self._next_spec()}…")
         self._enqueue("next")
@@ -463,7 +513,7 @@ class StepScreen(Screen[None]):
 
     def _busy(self) -> bool:
         with self._queue_lock:
-            return self._stepping
+            return self._stepping or bool(self._queue)
 
     def action_undo(self) -> None:
         """Undo the last applied pass (queued behind a running pass)."""
@@ -514,7 +564,8 @@ class StepScreen(Screen[None]):
     def action_bisect(self) -> None:
         """Bisect the pipeline for the first bad pass."""
         if not self._ready:
-            self.set_status("still planning the pipeline…", "warning")
+            self.set_status("still planning the pipeline…; press b again when it is planned",
+                            "warning")
             return
         self.set_status("bisect: starting…")
         self.run_bisect()
@@ -524,8 +575,8 @@ class StepScreen(Screen[None]):
         if self.selected is not None:
             self.run_export(self.selected, "svg")
 
-    def action_export_diff_svg(self) -> None:
-        """Export the graph diff between the selected step and the previous one as SVG."""
+    def action_graph_diff(self) -> None:
+        """Show the graph diff between the selected step and the previous one."""
         node = self.selected
         if node is None:
             return
@@ -534,7 +585,7 @@ class StepScreen(Screen[None]):
                             "step (n, p)", "warning")
             return
         self.set_status(f"drawing the graph diff of step {node.depth} {node.spec}…")
-        self.run_export_diff(node)
+        self.run_graph_diff(node)
 
     def action_export_all(self) -> None:
         """Export every step from the input to the head as NNN-<pass>.hlo."""
@@ -552,11 +603,11 @@ class StepScreen(Screen[None]):
         self.query_one(TabbedContent).active = "ir"
         box = self.query_one("#search", Input)
         box.display = True
-        box.focus()
+        self.app.set_focus(box)
 
     def action_filter(self) -> None:
-        """Focus the filter box."""
-        self.query_one("#filter", Input).focus()
+        """Focus the filter box (the only way into it: Tab skips it)."""
+        self.query_one(FilterBox).open()
 
     def action_tab(self, tab: str) -> None:
         """Show one of the right-hand tabs."""
@@ -565,13 +616,17 @@ class StepScreen(Screen[None]):
         self.query_one(views[tab]).focus()
 
     def action_leave_input(self) -> None:
-        """Leave the search or filter box."""
+        """Leave the search box, or clear the filter and leave it."""
         search = self.query_one("#search", Input)
         if search.has_focus:
             search.display = False
             self.query_one(IRView).focus()
-        else:
-            self.query_one(StepList).focus()
+            return
+        box = self.query_one(FilterBox)
+        if box.value:
+            box.value = ""
+            self.set_status("filter cleared")
+        self.query_one(StepList).focus()
 
     # -- drawing ---------------------------------------------------------------------------
     def refresh_steps(self, select: Node | None = None) -> None:
@@ -590,11 +645,26 @@ class StepScreen(Screen[None]):
                                                       overflow="ellipsis"))
 
     def _update_graph(self, name: str | None) -> None:
-        if self.selected is None or not name:
+        """Draw `name`'s neighbourhood; without one, the last drawn instruction's, else
+        the entry's ROOT's (so the Graph tab is never blank)."""
+        if self.selected is None:
             return
+        module = self.selected.module
+        for candidate in (name, self._graph_focus):
+            if candidate and find_instruction(module, candidate) is not None:
+                name = candidate
+                break
+        else:
+            root = module.entry.root
+            name = root.name if root is not None else ""
+        if not name:
+            return
+        self._graph_focus = name
         view = self.query_one(GraphView)
         width = max(40, view.size.width - 2)
-        view.show_lines(neighbourhood(self.selected.module, name, width))
+        head = Text(f"neighbourhood of {name} · move the cursor in the IR tab (2) to draw "
+                    "another; G: graph diff", style="dim")
+        view.show_lines([head, *neighbourhood(module, name, width)])
 
     def _file_stem(self) -> str:
         """The base name of files this screen writes: the module's name."""
@@ -652,14 +722,14 @@ def _pass_name(node: Node) -> str:
     return _stem(node.spec.split("{")[0])
 
 
-def _write_diff_svg(before: Node, after: Node, path: Path) -> None:
-    """Draw `after` coloured by what changed since `before`, like `hlotool graph --diff`."""
-    try:
-        from hlotool.graph import GraphOptions, draw_diff, write
-    except ImportError:
-        raise RuntimeError("the graph package (hlotool.graph) is not available") from None
-    names = (f"step {before.depth} {before.spec}", f"step {after.depth} {after.spec}")
-    write(draw_diff(before.module, after.module, GraphOptions(), names), path)
+def _diff_rows(graph: Any) -> list[tuple[str, str, str, str]]:
+    """(status, name, opcode, note) of every instruction node of a diff drawing."""
+    rows = []
+    for n in graph.instruction_nodes():
+        if n.instruction is not None and n.diff is not None:
+            rows.append((n.diff.value, n.instruction.name, n.instruction.opcode.value,
+                         n.diff_note))
+    return rows
 
 
 def _write_svg(node: Node, path: Any) -> None:

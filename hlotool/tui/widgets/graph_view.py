@@ -21,7 +21,7 @@ class GraphView(VerticalScroll):
         return "\n".join(line.plain for line in self.lines)
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("select an instruction in the IR view", style="dim"), id="graph-body")
+        yield Static(Text("drawing the ROOT's neighbourhood…", style="dim"), id="graph-body")
 
     def show_lines(self, lines: list[Text]) -> None:
         """Show pre-rendered lines."""

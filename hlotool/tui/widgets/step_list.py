@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.events import Resize
 from textual.message import Message
 from textual.widgets import DataTable
 
@@ -27,10 +28,39 @@ CATEGORY_ABBREVIATIONS: dict[Category, str] = {
 }
 
 
+#: The Δ column's width: what `fit_delta` keeps.
+DELTA_WIDTH = 14
+
+
+def fit_delta(delta: dict[Category, int], width: int = DELTA_WIDTH) -> str:
+    """The biggest changes by category that fit the Δ column (the details show more)."""
+    text = ""
+    for limit in (3, 2, 1):
+        text = format_delta(delta, limit)
+        if len(text) <= width:
+            return text
+    return text[:width]
+
+
 def format_delta(delta: dict[Category, int], limit: int = 3) -> str:
     """`ew-3 ctl+1`: the biggest changes by category."""
     items = sorted(delta.items(), key=lambda kv: -abs(kv[1]))[:limit]
     return " ".join(f"{CATEGORY_ABBREVIATIONS.get(k, k.value)}{v:+d}" for k, v in items)
+
+
+def middle_truncate(text: str, width: int) -> str:
+    """`text` cut to `width` characters by an ellipsis in the middle (both ends of a pass
+    spec, its name and its last option, stay readable)."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    name, brace, options = text.partition("{")
+    if name and brace and len(name) + 4 <= width:  # keep the pass name, cut its options
+        return name + middle_truncate(brace + options, width - len(name))
+    head = width // 2
+    tail = width - 1 - head
+    return text[:head] + "…" + (text[-tail:] if tail else "")
 
 
 def numeric_mark(node: Node) -> Text:
@@ -60,18 +90,52 @@ class StepList(DataTable[Text | str]):
         self.bad_spec = ""
         self._node_of_key: dict[str, Node] = {}
         self._pending_of: dict[str, int] = {}
+        #: The full spec of every row (names are cut to fit; the tooltip has it whole).
+        self._spec_of: dict[str, str] = {}
+        self._last_width = 0
+        self._number_width = 1
+        self._delta_used = 1
 
     #: Column headers: depth, changed mark, pass, time, numerics, Δ by category.
     COLUMNS = ("#", "", "pass", "ms", "✓", "Δ")
+    #: Below this width the ms column goes and Δ shows one category.
+    NARROW = 56
+    #: The narrowest the pass name gets.
+    MIN_NAME = 8
+
+    def narrow(self) -> bool:
+        """Whether the list is too narrow for the time column."""
+        return 0 < self.size.width < self.NARROW
+
+    def shown_columns(self) -> tuple[str, ...]:
+        """The columns shown at the current width."""
+        return tuple(c for c in self.COLUMNS if not (c == "ms" and self.narrow()))
+
+    def delta_width(self) -> int:
+        """The Δ column's width at the current width."""
+        return 7 if self.narrow() else DELTA_WIDTH
+
+    def name_width(self) -> int:
+        """How many characters of a pass spec fit so that ✓ and Δ stay on screen:
+        the width less every other column, their padding and the scroll bar."""
+        width = self.size.width or 60
+        others = self._number_width + 1 + 1 + self._delta_used + (0 if self.narrow() else 6)
+        padding = 2 * len(self.shown_columns())
+        return max(self.MIN_NAME, width - others - padding - 2)
 
     def show(self, path: Sequence[Node], pending: Sequence[Pass], head: Node,
              select: Node | None = None) -> None:
         """Rebuild the rows; put the cursor on `select` (else keep it where it was)."""
         keep = self._row_key_at_cursor()
         self.clear(columns=True)
-        self.add_columns(*self.COLUMNS)
+        self.add_columns(*self.shown_columns())
         self._node_of_key.clear()
         self._pending_of.clear()
+        self._spec_of.clear()
+        self._last_width = self.size.width
+        self._number_width = len(str(len(path) + len(pending)))
+        deltas = [fit_delta(n.delta(), self.delta_width()) for n in path]
+        self._delta_used = max([1, *map(len, deltas)])
         for node in path:
             if self._visible(node.spec, node.changed or node.parent is None or node is head):
                 self._add_node(node, head)
@@ -79,8 +143,10 @@ class StepList(DataTable[Text | str]):
             if self._visible(p.spec, not self.hide_unchanged):
                 key = f"p{i}"
                 self._pending_of[key] = i
-                self.add_row(str(len(path) + i), Text("·", style="dim"),
-                             Text(p.spec, style="dim"), "", "", "", key=key)
+                self.add_row(*self._cells(str(len(path) + i), Text("·", style="dim"),
+                             Text(middle_truncate(p.spec, self.name_width()), style="dim"),
+                             "", "", ""), key=key)
+                self._spec_of[key] = p.spec
         target = f"n{select.serial}" if select is not None else keep
         self._move_to_key(target)
 
@@ -95,7 +161,10 @@ class StepList(DataTable[Text | str]):
         mark = Text("●", style="yellow") if node.changed else Text("○", style="dim")
         if node.parent is None:
             mark = Text("◆", style="cyan")
-        name = Text(node.spec, style="bold" if node is head else "")
+        marks = (2 if len(node.children) > 1 else 0) + (2 if node is head else 0)
+        self._spec_of[key] = node.spec
+        name = Text(middle_truncate(node.spec, self.name_width() - marks),
+                    style="bold" if node is head else "")
         if node.spec == self.bad_spec and node.parent is not None:
             name.stylize("red")
         if len(node.children) > 1:
@@ -103,8 +172,13 @@ class StepList(DataTable[Text | str]):
         if node is head:
             name.append(" ◀", style="bold cyan")
         ms = f"{node.seconds * 1e3:.1f}" if self.show_times and node.parent is not None else ""
-        self.add_row(str(node.depth), mark, name, ms, numeric_mark(node),
-                     format_delta(node.delta()), key=key)
+        self.add_row(*self._cells(str(node.depth), mark, name, ms, numeric_mark(node),
+                                  fit_delta(node.delta(), self.delta_width())), key=key)
+
+    def _cells(self, *cells: Text | str) -> tuple[Text | str, ...]:
+        """A row's cells for the columns shown (no ms when narrow)."""
+        return tuple(c for c, name in zip(cells, self.COLUMNS, strict=True)
+                     if name in self.shown_columns())
 
     def _row_key_at_cursor(self) -> str | None:
         if not self.row_count:
@@ -128,8 +202,22 @@ class StepList(DataTable[Text | str]):
         key = self._row_key_at_cursor()
         return self._node_of_key.get(key) if key else None
 
+    def spec_at_cursor(self) -> str:
+        """The full pass spec of the row under the cursor ("" when none)."""
+        key = self._row_key_at_cursor()
+        return self._spec_of.get(key, "") if key else ""
+
+    @dataclass
+    class WidthChanged(Message):
+        """The list got wider or narrower: pass names must be cut again."""
+
+    def on_resize(self, event: Resize) -> None:
+        if event.size.width != self._last_width:
+            self.post_message(self.WidthChanged())
+
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
         key = event.row_key.value or ""
+        self.tooltip = self._spec_of.get(key) or None
         self.post_message(self.StepHighlighted(self._node_of_key.get(key),
                                                self._pending_of.get(key, -1)))
