@@ -442,17 +442,45 @@ def _identity(ctx: OpCtx) -> Results:
 
 @op("sdy.manual_computation")
 def _manual_computation(ctx: OpCtx) -> Results:
+    """A shard_map: its body on each device's pieces. Over one device it is a call; over
+    several it lowers as JAX's HLO export writes it: a GlobalToLocalShape custom call
+    cutting the operands by `in_shardings`, a call of the body, and a LocalToGlobalShape
+    custom call placing its results by `out_shardings` (the spmd partitioner reads them)."""
     region = region_ast(ctx, 0)
     shapes = [o.shape for o in ctx.operands]
     local = [to_shape(a.type, a.tok) for a in region.args]
-    if [str(s) for s in local] != [str(s) for s in shapes]:
-        raise ctx.error("manual computations over more than one device are not supported")
-    comp = ctx.lw.region(
-        region, ctx.scope, "manual_computation", shapes, as_tuple=len(ctx.op.result_types) != 1
-    )
+    several = len(ctx.op.result_types) != 1
+    comp = ctx.lw.region(region, ctx.scope, "manual_computation", local, as_tuple=several)
     assert comp.root is not None
-    ins = ctx.emit(O.CALL, comp.root.shape, ctx.operands, {"to_apply": comp})
-    return [ins] if len(ctx.op.result_types) == 1 else ctx.gtes(ins)
+    if [str(s) for s in local] == [str(s) for s in shapes]:
+        ins = ctx.emit(O.CALL, comp.root.shape, ctx.operands, {"to_apply": comp})
+        return ctx.gtes(ins) if several else [ins]
+    axes = f"#sdy<manual_axes{{{_group_body(ctx, 'manual_axes')}}}>"
+    cut = ctx.emit(O.CUSTOM_CALL, Shape.tuple_of(local), ctx.operands, _shard_map_edge(
+        "xla.sdy.GlobalToLocalShape"), frontend_attributes={
+            "xla.sdy.in_shardings": _per_value(ctx, "in_shardings"), "xla.sdy.manual_axes": axes})
+    body = ctx.emit(O.CALL, comp.root.shape, ctx.gtes(cut), {"to_apply": comp})
+    parts = ctx.gtes(body) if several else [body]
+    placed = ctx.emit(O.CUSTOM_CALL, Shape.tuple_of(ctx.result_shapes()), parts, _shard_map_edge(
+        "xla.sdy.LocalToGlobalShape"), frontend_attributes={
+            "xla.sdy.out_shardings": _per_value(ctx, "out_shardings"), "xla.sdy.manual_axes": axes})
+    return ctx.gtes(placed)
+
+
+def _shard_map_edge(target: str) -> dict[str, Any]:
+    return {"custom_call_target": target, "custom_call_has_side_effect": True}
+
+
+def _group_body(ctx: OpCtx, key: str) -> str:
+    """The text inside a `key=[...]` (or `{...}`) of a manual computation."""
+    value = ctx.op.attrs.get(key)
+    if value is None:
+        raise ctx.error(f"sdy.manual_computation needs {key}")
+    return value.text()[1:-1].strip()
+
+
+def _per_value(ctx: OpCtx, key: str) -> str:
+    return f"#sdy.sharding_per_value<[{_group_body(ctx, key)}]>"
 
 
 def _unsupported(reason: str) -> Callable[[OpCtx], Results]:

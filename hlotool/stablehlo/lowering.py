@@ -288,9 +288,9 @@ class ModuleLowering:
     # -- entry and functions ----------------------------------------------------------------
     def lower(self, entry: str | None, arg_shapes: Sequence[Shape] | None) -> Module:
         func = self.entry_function(entry)
+        self.module_config()  # first: the functions' Shardy shardings name its meshes
         comp = self.function(func, list(arg_shapes) if arg_shapes is not None else None, None)
         comp.is_entry = True
-        self.module_config()
         self.entry_aliases(func)
         return self.module
 
@@ -311,6 +311,9 @@ class ModuleLowering:
         return with_body[0]
 
     def module_config(self) -> None:
+        meshes = self.shardy_meshes()
+        if meshes:
+            self.module.config.frontend_attributes["xla.sdy.meshes"] = meshes
         attrs = self.ast.attrs
         if attrs is None:
             return
@@ -318,16 +321,14 @@ class ModuleLowering:
         replicas, partitions = attrs.get("mhlo.num_replicas"), attrs.get("mhlo.num_partitions")
         if replicas is not None:
             cfg.replica_count = get_int(replicas, "mhlo.num_replicas", self.ast.tok)
-        if partitions is not None:
+        if partitions is not None and not meshes:
+            # A module with Shardy meshes is the global program before partitioning (as
+            # JAX's HLO of the same jit, whose header names no partitions).
             cfg.num_partitions = get_int(partitions, "mhlo.num_partitions", self.ast.tok)
         fe = attrs.get("mhlo.frontend_attributes")
         if isinstance(fe, DictAttr):
-            cfg.frontend_attributes = dict(
-                sorted(
-                    (k, v.value if isinstance(v, StringAttr) else attr_text(v))
-                    for k, v in fe.entries
-                )
-            )
+            cfg.frontend_attributes.update(sorted(
+                (k, v.value if isinstance(v, StringAttr) else attr_text(v)) for k, v in fe.entries))
 
     def entry_aliases(self, func: FuncAst) -> None:
         """`tf.aliasing_output = N` and `jax.buffer_donor` argument attributes of the entry
@@ -417,12 +418,22 @@ class ModuleLowering:
         for (t, _), shape in zip(func.results, got, strict=True):
             self.check_type(t, shape, func.tok)
 
+    def shardy_meshes(self) -> str:
+        """`{mesh = #sdy.mesh<[...]>, ...}` from the module's sdy.mesh ops ("" if none)."""
+        meshes = [f"{op.tok.lstrip('@')} = #sdy.mesh{op.attrs['mesh'].text()}"
+                  for op in self.ast.others if op.name == "sdy.mesh" and "mesh" in op.attrs]
+        return "{" + ", ".join(meshes) + "}" if meshes else ""
+
     def arg_attributes(self, param: Instruction, attrs: DictAttr | None) -> None:
         if attrs is None:
             return
         sharding = attrs.get("mhlo.sharding")
         if isinstance(sharding, StringAttr):
             param.sharding = Sharding(sharding.value.strip()[1:-1].strip())
+        shardy = attrs.get("sdy.sharding")
+        if shardy is not None and param.shape.is_array:
+            param.sharding = Sharding(shardy_sharding(self.module, attr_text(shardy),
+                                                      param.shape.rank, param.location))
 
     # -- regions ------------------------------------------------------------------------------
     def body(self, region: RegionAst, scope: Scope) -> list[Instruction]:
@@ -781,3 +792,16 @@ def constant(
         where=where,
     )
     return ins
+
+
+def shardy_sharding(module: Module, text: str, rank: int, where: tuple[int, int]) -> str:
+    """A Shardy `#sdy.sharding<@mesh, [...]>` as HloSharding text, by the module's meshes."""
+    from hlotool.spmd.shardy import parse_meshes, parse_sharding_per_value
+
+    meshes = parse_meshes(module.config.frontend_attributes.get("xla.sdy.meshes", ""))
+    try:
+        (placement,) = parse_sharding_per_value(text, meshes, [rank])
+    except HloError as exc:
+        exc.line, exc.column = where
+        raise
+    return placement.text()

@@ -173,7 +173,10 @@ class _Builder(Transformer[Token, Any]):
         return module
 
     def mesh_op(self, c: list[Any]) -> OpAst:
-        return OpAst("sdy.mesh", c[0])
+        op = OpAst("sdy.mesh", c[0])
+        if len(c) > 1 and isinstance(c[1], Group):
+            op.attrs["mesh"] = c[1]  # `<["x"=4], device_ids=[...]>`
+        return op
 
     # -- functions ---------------------------------------------------------------------------
     def func_op(self, c: list[Any]) -> FuncAst:

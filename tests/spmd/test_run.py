@@ -85,3 +85,18 @@ def test_shard_map_modules_run_partitioned(capsys: pytest.CaptureFixture[str]) -
                  str(folder / "inputs.npz"), "--expect", str(folder / "expected_global.npz"),
                  "--atol", "1e-5"]) == 0
     assert "partitioned by the spmd pipeline" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_stablehlo_with_shardy_runs_partitioned(case: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """JAX's StableHLO of the same jits (sdy.mesh, sdy.sharding argument attributes,
+    sdy.manual_computation for shard_map) partitioned by the spmd pipeline."""
+    folder = SHARDED / case
+    status = main(["run", str(folder / "module.stablehlo.mlir"), "--target", "interp",
+                   "--pipeline", "spmd", "--inputs", str(folder / "inputs.npz"),
+                   "--expect", str(folder / "expected_global.npz"), "--atol", "1e-5",
+                   "--format", "json"])
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert status == 0 and report["ok"], report
+    assert report["devices"] == json.loads((folder / "case.json").read_text())["devices"]
