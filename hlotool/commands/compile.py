@@ -51,12 +51,20 @@ def parameter_comments(ex, prefix: str) -> list[str]:  # noqa: ANN001 - a CpuExe
 
 
 def run(args: argparse.Namespace) -> int:
-    p.add_argument("--target", default="cpu", choices=("cpu", "gpu", "tpu"))
-    p.add_argument("--emit", choices=("llvm", "asm", "ptx", "cubin", "tpu"),
-                   help="optimised LLVM IR (cpu's and gpu's default), host assembly (cpu), "
-                        "PTX or a cubin (gpu), or the TPU program (tpu's default and only choice)")
-    p.add_argument("--arch", default="sm_90", choices=("sm_80", "sm_90"),
-                   help="gpu: the architecture to compile for")
+    args.emit = args.emit or ("tpu" if args.target == "tpu" else "llvm")
+    if args.target == "tpu" or args.emit == "tpu":
+        if args.target != "tpu" or args.emit != "tpu":
+            raise UsageError("--emit tpu goes with --target tpu (and only it)")
+        from hlotool.targets.tpu.cli import compile_command
+
+        write_text(args.output, compile_command(load(args), args))
+        return EXIT_OK
+    if args.target == "gpu":
+        from hlotool.commands.compile_gpu import run_compile
+
+        return run_compile(args)
+    if args.emit in ("ptx", "cubin"):
+        raise UsageError(f"--emit {args.emit} needs --target gpu")
     from hlotool.targets.cpu import compile_module
 
     from rich.console import Console
