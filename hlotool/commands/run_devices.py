@@ -114,7 +114,11 @@ def _cpu_runner(module: Module, args: argparse.Namespace) -> Any:
     from hlotool.commands.opt import apply_passes
     from hlotool.targets.cpu import compile_module
 
+    root = module.entry.root
+    sharding = root.sharding if root is not None else None
     apply_passes(module, "cpu", None, verify_each=False)
+    if module.entry.root is not None:  # fusion may have replaced the ROOT
+        module.entry.root.sharding = sharding
     lock = threading.Lock()
 
     def make(ctx: Any) -> Any:

@@ -120,8 +120,7 @@ ENTRY e {
 }""")
 
 
-@pytest.mark.parametrize("case", ["dp_mlp", "tp_mlp", "mesh2d_matmul", "dp_tp_mlp_8",
-                                  "shard_map_2", "shard_map_collectives"])
+@pytest.mark.parametrize("case", sorted(p.name for p in SHARDED.iterdir() if p.is_dir()))
 def test_jax_modules_partition_to_jax_outputs(case: str) -> None:
     """JAX's pre-optimization modules (sharded jit parameters, or shard_map regions with
     their Shardy in/out shardings), partitioned by hlotool and run on every device, give

@@ -88,10 +88,59 @@ def main() -> None:
         y = jax.lax.psum(jnp.tanh(x @ w), "x")
         return y, jax.lax.ppermute(y * 2, "x", [(0, 1), (1, 0)])
 
+    more_cases(line4, grid)
+
     line2 = Mesh(np.array(devs[:2]), ("x",))
     sm2 = jax.shard_map(pair, mesh=line2, in_specs=(P("x"), P(None)), out_specs=P("x"),
                         check_vma=False)
     save("shard_map_2", sm2, [normal(8, 16), normal(16, 4)], None, 2)
+
+
+def more_cases(line4: Mesh, grid: Mesh) -> None:
+    """A training step, a convolution, layer norm, attention, a scan, a gather and
+    reductions, each sharded the way a JAX user would."""
+    def spec(mesh: Mesh, *axes: object) -> NamedSharding:
+        return NamedSharding(mesh, P(*axes))
+
+    def train(w1, w2, x, y):
+        def loss(w1, w2):
+            return jnp.mean((jax.nn.relu(x @ w1) @ w2 - y) ** 2)
+
+        g1, g2 = jax.grad(loss, argnums=(0, 1))(w1, w2)
+        return w1 - 0.1 * g1, w2 - 0.1 * g2
+
+    save("train_step_tp", train, [normal(16, 32), normal(32, 8), normal(16, 16), normal(16, 8)],
+         (spec(line4, None, "x"), spec(line4, "x", None), spec(line4), spec(line4)), 4)
+
+    def conv(x, k):
+        return jax.lax.conv_general_dilated(x, k, (1, 1), "SAME",
+                                            dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+    save("conv_batch", conv, [normal(8, 6, 6, 3), normal(3, 3, 3, 4)],
+         (spec(line4, "x"), spec(line4)), 4)
+
+    def layernorm(x):
+        m = x.mean(-1, keepdims=True)
+        return (x - m) / jnp.sqrt(((x - m) ** 2).mean(-1, keepdims=True) + 1e-5)
+
+    save("layernorm_cols", layernorm, [normal(16, 32)], (spec(line4, None, "x"),), 4)
+
+    def attention(q, k, v):
+        s = jnp.einsum("bhqd,bhkd->bhqk", q, k) / 4.0
+        return jnp.einsum("bhqk,bhkd->bhqd", jax.nn.softmax(s, -1), v)
+
+    save("attention_heads", attention, [normal(2, 4, 8, 16) for _ in range(3)],
+         (spec(line4, None, "x"),) * 3, 4)
+
+    def scan(x):
+        return jax.lax.scan(lambda c, xi: (jnp.tanh(c + xi), c.sum()), jnp.zeros(x.shape[1:]), x)
+
+    save("scan_sharded", scan, [normal(6, 8, 4)], (spec(line4, None, "x"),), 4)
+    save("embedding", lambda table, ids: table[ids].sum(0),
+         [normal(32, 8), np.arange(12, dtype=np.int32) % 32], (spec(line4, "x", None),
+                                                               spec(line4)), 4)
+    save("reductions", lambda x: (x.max(0), jnp.argmax(x, axis=1), x.sum()), [normal(16, 8)],
+         (spec(grid, "a", "b"),), 4)
 
 
 if __name__ == "__main__":
