@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
 
         apply_passes(module, args.pipeline, args.passes)
     if device_count(module, args) > 1:  # partitioned by the passes
-        return run_devices(module, args, target)
+        return run_devices(module, args, target, passes_done=True)
     if target in TARGET_PIPELINES and args.pipeline != target:
         from hlotool.commands.opt import apply_passes
 

@@ -44,9 +44,15 @@ def partition_shard_maps(module: Module) -> None:
     apply_passes(module, "spmd", None, verify_each=False)
 
 
-def run_devices(module: Module, args: argparse.Namespace, target: str) -> int:
+def run_devices(module: Module, args: argparse.Namespace, target: str,
+                passes_done: bool = False) -> int:
     from hlotool import values_io
     from hlotool.spmd.run import random_global_arguments, run_sharded
+
+    if not passes_done and (args.pipeline or args.passes):
+        from hlotool.commands.opt import apply_passes
+
+        apply_passes(module, args.pipeline, args.passes)
 
     if target not in ("interp", "cpu"):
         raise UsageError(f"--target {target} runs one device; {module.name} needs "

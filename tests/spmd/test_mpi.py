@@ -18,12 +18,18 @@ SHARDED = Path(__file__).parents[1] / "data" / "sharded"
 BIN = Path(sys.executable).parent
 
 
-@pytest.mark.parametrize(("case", "ranks"), [("shard_map_2", 2), ("shard_map_collectives", 4),
-                                             ("tp_mlp", 4)])
-def test_mpi_ranks_equal_the_in_process_run(case: str, ranks: int, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("case", "ranks", "file", "target"), [
+    ("shard_map_2", 2, "module.opt.hlo", "interp"),
+    ("shard_map_collectives", 4, "module.opt.hlo", "interp"),
+    ("tp_mlp", 4, "module.opt.hlo", "cpu"),
+    ("attention_heads", 4, "module.hlo", "cpu"),  # partitioned by hlotool on every rank
+])
+def test_mpi_ranks_equal_the_in_process_run(case: str, ranks: int, file: str, target: str,
+                                            tmp_path: Path) -> None:
     folder = SHARDED / case
-    common = ["run", str(folder / "module.opt.hlo"), "--target", "interp",
-              "--inputs", str(folder / "inputs.npz"), "--expect", str(folder / "expected.npz"),
+    expected = "expected.npz" if file == "module.opt.hlo" else "expected_global.npz"
+    common = ["run", str(folder / file), "--target", target, "--pipeline", "spmd",
+              "--inputs", str(folder / "inputs.npz"), "--expect", str(folder / expected),
               "--atol", "1e-5"]
     mpi_out, local_out = tmp_path / "mpi.npz", tmp_path / "local.npz"
     done = subprocess.run(
