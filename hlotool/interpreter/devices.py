@@ -8,6 +8,7 @@ an all-reduce on every member meets the k-th on the others, as on XLA's devices.
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -40,6 +41,10 @@ class Exchange(Protocol):
 
     def fail(self, exc: BaseException) -> None: ...
 
+    def post(self, channel: int, value: Any) -> None: ...
+
+    def take(self, channel: int) -> Any: ...
+
 
 @dataclass
 class _Meeting:
@@ -55,6 +60,7 @@ class Rendezvous:
         self.partitions = partitions
         self._cond = threading.Condition()
         self._meetings: dict[tuple[Any, ...], _Meeting] = {}
+        self._channels: dict[int, deque[Any]] = {}
         self.failure: BaseException | None = None
 
     def fail(self, exc: BaseException) -> None:
@@ -62,6 +68,25 @@ class Rendezvous:
             if self.failure is None:
                 self.failure = exc
             self._cond.notify_all()
+
+    def post(self, channel: int, value: Any) -> None:
+        """A send on `channel`: queued until a recv on it takes it."""
+        with self._cond:
+            self._channels.setdefault(channel, deque()).append(value)
+            self._cond.notify_all()
+
+    def take(self, channel: int) -> Any:
+        """A recv on `channel`: the oldest value sent there (waits for one)."""
+        with self._cond:
+            queue = self._channels.setdefault(channel, deque())
+            ok = self._cond.wait_for(lambda: self.failure is not None or bool(queue),
+                                     timeout=RENDEZVOUS_TIMEOUT)
+            if self.failure is not None:
+                raise DeviceFailure("stopped: another device failed")
+            if not ok:
+                raise DeviceFailure(f"recv on channel {channel}: nothing was sent within "
+                                    f"{RENDEZVOUS_TIMEOUT:.0f} s (a deadlock?)")
+            return queue.popleft()
 
     def exchange(self, key: tuple[Any, ...], group: Sequence[Device], me: Device,
                  value: Any) -> dict[Device, Any]:
@@ -97,10 +122,27 @@ class DeviceContext:
     partitions: int = 1
     rendezvous: Exchange | None = None
     _counts: dict[int, int] = field(default_factory=dict)
+    _local: dict[int, deque[Any]] = field(default_factory=dict)
 
     @property
     def me(self) -> Device:
         return (self.replica, self.partition)
+
+    def send(self, channel: int, value: Any) -> None:
+        """Queue `value` on `channel` for a recv (on any device, or later on this one)."""
+        if self.rendezvous is None:
+            self._local.setdefault(channel, deque()).append(_owned(value))
+        else:
+            self.rendezvous.post(channel, _owned(value))
+
+    def recv(self, ins: Instruction, channel: int) -> Any:
+        if self.rendezvous is not None:
+            return self.rendezvous.take(channel)
+        queue = self._local.get(channel)
+        if not queue:
+            raise SingleDevice(f"recv {ins.name}: nothing was sent on channel {channel} "
+                               "(a send on another device needs every device run)")
+        return queue.popleft()
 
     def group(self, ins: Instruction) -> list[Device]:
         return participants(ins, self.me, self.replicas, self.partitions)

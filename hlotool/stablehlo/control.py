@@ -35,7 +35,7 @@ from hlotool.stablehlo.ops import (
 )
 from hlotool.ir.attributes import OperandAlias, ReplicaGroups
 from hlotool.ir.instruction import Instruction
-from hlotool.ir.types import Layout, Shape
+from hlotool.ir.types import Layout, PrimitiveType, Shape
 
 # -- control flow ---------------------------------------------------------------------------
 
@@ -406,6 +406,41 @@ def _collective_broadcast(ctx: OpCtx) -> Results:
     return results_of(ctx, ctx.emit(O.COLLECTIVE_BROADCAST, shape, ctx.operands, attrs))
 
 
+def _channel(ctx: OpCtx) -> dict[str, Any]:
+    f = ctx.need("channel_handle", get_fields)
+    attrs: dict[str, Any] = {"channel_id": field_int(f, "handle", 0, ctx.op.attr_tok(
+        "channel_handle"))}
+    if ctx.get("is_host_transfer", get_bool, False):
+        attrs["is_host_transfer"] = True
+    return attrs
+
+
+@op("stablehlo.send")
+def _send(ctx: OpCtx) -> Results:
+    """send(data..., token) -> token: XLA's send (data as a tuple when several) and its
+    send-done."""
+    *data, token = ctx.operands
+    value = data[0] if len(data) == 1 else ctx.emit(O.TUPLE, Shape.tuple_of(
+        [d.shape for d in data]), data)
+    attrs = _channel(ctx)
+    shape = Shape.tuple_of([value.shape, Shape.scalar(PrimitiveType.U32), Shape.token()])
+    sent = ctx.emit(O.SEND, shape, [value, token], attrs)
+    return [ctx.emit(O.SEND_DONE, Shape.token(), [sent], attrs)]
+
+
+@op("stablehlo.recv")
+def _recv(ctx: OpCtx) -> Results:
+    """recv(token) -> (data..., token): XLA's recv and recv-done."""
+    *shapes, _ = ctx.result_shapes()
+    data = shapes[0] if len(shapes) == 1 else Shape.tuple_of(shapes)
+    attrs = _channel(ctx)
+    got = ctx.emit(O.RECV, Shape.tuple_of([data, Shape.scalar(PrimitiveType.U32),
+                                           Shape.token()]), ctx.operands, attrs)
+    done = ctx.emit(O.RECV_DONE, Shape.tuple_of([data, Shape.token()]), [got], attrs)
+    value, token = ctx.gtes(done)
+    return [value, token] if len(shapes) == 1 else [*ctx.gtes(value), token]
+
+
 @op("stablehlo.infeed")
 def _infeed(ctx: OpCtx) -> Results:
     ctx.arity(1)
@@ -493,8 +528,6 @@ def _unsupported(reason: str) -> Callable[[OpCtx], Results]:
 for _name, _reason in {
     "stablehlo.async_start": "async ops are not supported",
     "stablehlo.async_done": "async ops are not supported",
-    "stablehlo.send": "send is not supported by the single-device tools",
-    "stablehlo.recv": "recv is not supported by the single-device tools",
     "stablehlo.cross-replica-sum": "cross-replica-sum is not supported",
     "sdy.mesh": "sdy.mesh is only valid at module level",
 }.items():

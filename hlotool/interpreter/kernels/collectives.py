@@ -10,7 +10,9 @@ Each device contributes its operands at a rendezvous with the members of its gro
 - collective-permute delivers along source_target_pairs (devices receiving nothing get
   zeros, as in XLA); collective-broadcast gives every member the first member's value.
 The async -start/-done pairs exchange at the start. One device alone gets its operands
-back, and a collective-permute delivers only along a (0, 0) pair.
+back, and a collective-permute delivers only along a (0, 0) pair. send and recv pair by
+channel id: a send queues its data on the channel, a recv takes the oldest (waiting for
+one), as StableHLO's interpreter pairs them.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from hlotool.interpreter.core import Evaluator, Unsupported, Value, impl, zeros_for
+from hlotool.interpreter.core import TOKEN, Evaluator, Unsupported, Value, impl, zeros_for
 from hlotool.interpreter.kernels.reduction import Reducer
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode as O
@@ -152,3 +154,28 @@ def _collective_permute_start(ev: Evaluator, ins: Instruction, operands: list[Va
     extra = tuple(np.zeros(s.dimensions, s.element_type.numpy_dtype)
                   for s in ins.shape.tuple_shapes[2:])
     return (x, _permuted(ev, ins, x), *extra)
+
+
+# -- send and recv: queues by channel id (StableHLO's and XLA's pairing by channel) ----------
+
+
+@impl(O.SEND)
+def _send(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
+    ev.device.send(ins.attrs.get("channel_id") or 0, operands[0])
+    return (operands[0], np.zeros((), np.uint32), TOKEN)
+
+
+@impl(O.SEND_DONE)
+def _send_done(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
+    return TOKEN
+
+
+@impl(O.RECV)
+def _recv(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
+    return (ev.device.recv(ins, ins.attrs.get("channel_id") or 0), np.zeros((), np.uint32),
+            TOKEN)
+
+
+@impl(O.RECV_DONE)
+def _recv_done(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
+    return (operands[0][0], TOKEN)
