@@ -40,6 +40,14 @@ class MpiRendezvous:
     def fail(self, exc: BaseException) -> None:
         self.failure = exc
 
+    def post(self, channel: int, value: Any) -> None:
+        raise HloError(f"send on channel {channel}: send/recv across MPI ranks is not "
+                       "supported yet (run the devices in one process)")
+
+    def take(self, channel: int) -> Any:
+        raise HloError(f"recv on channel {channel}: send/recv across MPI ranks is not "
+                       "supported yet (run the devices in one process)")
+
     def exchange(self, key: tuple[Any, ...], group: list[Device], me: Device,
                  value: Any) -> dict[Device, Any]:
         ranks = tuple(self.rank(d) for d in group)
