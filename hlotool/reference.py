@@ -1,5 +1,5 @@
-"""Run a module on real XLA:CPU through jaxlib (the optional `jax` extra), as described
-in ../shared/docs/xla-reference.md. Private jaxlib APIs: pinned to jax 0.10.x."""
+"""Run a module on real XLA:CPU through jaxlib (the optional `jax` extra), compiling its
+text as XLA does. Private jaxlib APIs: pinned to jax 0.10.x."""
 
 from __future__ import annotations
 

@@ -61,14 +61,22 @@ def print_table(name: str, analysis: CostAnalysis, rows: list[Row]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{name}: cost per instruction", title_justify="left")
-    table.add_column("computation")
-    table.add_column("instruction", style="bold")
-    table.add_column("opcode")
-    table.add_column("flops", justify="right")
-    table.add_column("transcendentals", justify="right")
-    table.add_column("bytes", justify="right")
-    table.add_column("flops/byte", justify="right")
+    t = analysis.total
+    table = Table(title=f"{name}: cost per instruction", title_justify="left",
+                  caption="transc.: transcendental ops (exp, log, tanh, ...)",
+                  caption_justify="left")
+    # Names wrap (never cut); numbers keep their full width, the totals' included.
+    table.add_column("computation", overflow="fold")
+    table.add_column("instruction", style="bold", overflow="fold")
+    table.add_column("opcode", overflow="fold")
+    for header, values in (("flops", [r.cost.flops for r in rows] + [t.flops]),
+                           ("transc.", [r.cost.transcendentals for r in rows]
+                            + [t.transcendentals]),
+                           ("bytes", [r.cost.bytes_accessed for r in rows]
+                            + [t.bytes_accessed])):
+        width = max(len(header), *(len(_n(v)) for v in values))
+        table.add_column(header, justify="right", no_wrap=True, min_width=width)
+    table.add_column("flops/byte", justify="right", no_wrap=True)
     for r in rows:
         c = r.cost
         intensity = f"{c.flops / c.bytes_accessed:.2f}" if c.bytes_accessed else "-"
@@ -82,7 +90,6 @@ def print_table(name: str, analysis: CostAnalysis, rows: list[Row]) -> None:
             _n(c.bytes_accessed),
             intensity,
         )
-    t = analysis.total
     table.add_section()
     intensity = f"{t.flops / t.bytes_accessed:.2f}" if t.bytes_accessed else "-"
     table.add_row(
