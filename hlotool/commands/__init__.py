@@ -18,4 +18,5 @@ COMMANDS: dict[str, str] = {
     "bisect": "bisect",
     "compile": "compile",
     "graph": "graph",
+    "view": "view",
 }
