@@ -71,8 +71,9 @@ EXAMPLES: dict[str, tuple[list[tuple[str, str]], str]] = {
                ("hlotool graph m.hlo -o g.html", "interactive page (same as hlotool view)")],
               "ok"),
     "view": ([("hlotool view m.opt.hlo", "write m.opt.html and say where it is"),
-              ("hlotool view m.hlo --diff-from m.hlo --after-pipeline cpu -o v.html",
-               "colour the ops by what the cpu pipeline did")], "ok"),
+              ("hlotool view m.opt.hlo --diff-from m.hlo", "colour each op by what XLA did"),
+              ("hlotool view m.hlo --after-pipeline cpu -o v.html",
+               "the cpu pipeline's result, coloured by what it did")], "ok"),
 }
 
 

@@ -138,7 +138,8 @@
       else if (sel && p.cn === sel.cn && opd.has(key)) cls += " opd";
       else if (sel && p.cn === sel.cn && usr.has(key)) cls += " usr";
       if (n.d === "unchanged") cls += " dim";
-      const stroke = n.d && DIFF[n.d] ? ` style="stroke:${DIFF[n.d]};stroke-width:3"` : "";
+      const marked = / (sel|opd|usr)/.test(cls);  // the selection's colours win over the diff's
+      const stroke = n.d && DIFF[n.d] && !marked ? ` style="stroke:${DIFF[n.d]};stroke-width:3"` : "";
       let text = "";
       if (detail) {
         text = `<text class="name" x="${p.X + 6}" y="${p.Y + 15}" fill="${n.font}">` +
