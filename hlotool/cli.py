@@ -1,4 +1,4 @@
-"""The `hlotool` command (../shared/docs/cli.md).
+"""The `hlotool` command (docs/cli.md).
 
 Exit status: 0 ok, 1 outputs differ from --expect (or a check failed), 2 bad usage or
 bad input (errors as `FILE:LINE:COL: error: ...` with the source line and a caret).
@@ -17,19 +17,51 @@ from hlotool.commands.common import EXIT_BAD_INPUT, Source, UsageError
 from hlotool.safe_io import OutputError
 
 
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Options with their defaults (when they have one the help does not already say);
+    the examples epilog as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if (default in (None, False, argparse.SUPPRESS) or "default" in text
+                or not action.option_strings or isinstance(action, argparse._HelpAction)):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from hlotool.help_text import SHARED_OPTIONS, epilog
+
     p = argparse.ArgumentParser(
         prog="hlotool",
         description="Read, run, optimize, draw and compile XLA HLO and StableHLO modules.",
+        epilog="`hlotool COMMAND --help` shows a command's options and examples.",
+        formatter_class=_HelpFormatter,
     )
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, module_name in COMMANDS.items():
         module = importlib.import_module(f"hlotool.commands.{module_name}")
-        sp = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        sp = sub.add_parser(name, help=module.HELP, description=module.HELP,
+                            epilog=epilog(name), formatter_class=_HelpFormatter)
         module.add_arguments(sp)
+        for action in sp._actions:
+            if action.help is None and action.option_strings:
+                action.help = SHARED_OPTIONS.get(action.option_strings[-1])
         sp.set_defaults(func=module.run)
     return p
+
+
+def _version() -> str:
+    """The installed package's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hlotool")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,5 +1,5 @@
 """Values in and out of a run: npz files with the dtypes sidecar, random inputs, and
-the comparison report of `--expect` (see ../shared/docs/cli.md, "Values in and out")."""
+the comparison report of `--expect` (see docs/cli.md, "Values in and out")."""
 
 from __future__ import annotations
 

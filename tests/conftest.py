@@ -1,4 +1,4 @@
-"""Shared fixtures: the corpus of real JAX modules copied from ../shared/corpus."""
+"""Shared fixtures: the corpus of real JAX modules copied into tests/data/corpus."""
 
 from __future__ import annotations
 

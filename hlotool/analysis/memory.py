@@ -9,6 +9,7 @@ where the most bytes are live. Hovering a rectangle names its value.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
@@ -122,6 +123,8 @@ def svg_chart(a: BufferAssignment, g: ChartGeometry = ChartGeometry()) -> str:
     def y(v: float) -> float:
         return g.top + g.plot_height * (1 - v / scale_y)
 
+    extra = 16 * (len(_legend_lines(a)) - 1)  # the footer wraps; the picture grows
+    g = dataclasses.replace(g, height=g.height + extra, bottom=g.bottom + extra)
     parts = [_header(a, g), _axes(a, g, steps, scale_y, x, y)]
     for b in sorted(a.arena_buffers(), key=lambda b: b.offset):
         parts.append(_rect(b, x, y))
@@ -218,8 +221,10 @@ def _peak_marks(a: BufferAssignment, g: ChartGeometry, x: Scale, y: Scale) -> st
     )
 
 
-def _legend(a: BufferAssignment, g: ChartGeometry) -> str:
-    y0 = g.height - 34
+def _legend_lines(a: BufferAssignment, width: int = 140) -> list[str]:
+    """The footer's summary, wrapped to fit the picture's width."""
+    import textwrap
+
     items = [f"{kind}s {human_bytes(a.bytes_of(kind))}" for kind in KINDS[1:]]
     arena = a.arena_buffers()
     borrowed = len(a.of_kind("temp")) - len(arena)
@@ -231,6 +236,15 @@ def _legend(a: BufferAssignment, g: ChartGeometry) -> str:
         + "; "
         + "; ".join(items)
     )
+    return textwrap.wrap(text, width)
+
+
+def _legend(a: BufferAssignment, g: ChartGeometry) -> str:
+    lines = _legend_lines(a)
+    y0 = g.height - 34 - 16 * (len(lines) - 1)
+    texts = [f'<text x="{g.left}" y="{y0 + 16 * i}" fill="#333">{escape(line)}</text>'
+             for i, line in enumerate(lines)]
+    y0 += 16 * (len(lines) - 1)
     swatches = []
     for n, (label, fill) in enumerate(
         (
@@ -245,4 +259,4 @@ def _legend(a: BufferAssignment, g: ChartGeometry) -> str:
             f'<rect x="{sx}" y="{y0 + 10}" width="12" height="12" fill="{fill}" stroke="#333"/>'
             f'<text x="{sx + 16}" y="{y0 + 20}">{escape(label)}</text>'
         )
-    return f'<text x="{g.left}" y="{y0}" fill="#333">{escape(text)}</text>\n' + "\n".join(swatches)
+    return "\n".join(texts + swatches)

@@ -19,4 +19,5 @@ COMMANDS: dict[str, str] = {
     "bisect": "bisect",
     "compile": "compile",
     "graph": "graph",
+    "view": "view",
 }

@@ -38,7 +38,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def parameter_comments(ex, prefix: str) -> list[str]:  # noqa: ANN001 - a CpuExecutable
     """One comment line per tunable kernel: its parameters and how they were chosen."""
     lines = []
-    for kernel, params in sorted(ex.kernel_params.items(), key=lambda kv: int(kv[0][1:])):
+    # kernels are named k<number>_<instruction>: in the order of their numbers
+    by_number = sorted(ex.kernel_params.items(), key=lambda kv: int(kv[0][1:].split("_")[0]))
+    for kernel, params in by_number:
         choice = ex.tuning.get(kernel)
         if choice is None:
             how = "default, not tuned"

@@ -96,10 +96,16 @@ def print_table(name: str, analysis: CostAnalysis, rows: list[Row]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left")
+    table = Table(title=title, title_justify="left",
+                  caption="transc.: transcendental ops (exp, log, tanh, ...)",
+                  caption_justify="left")
+    # Names wrap (never cut); numbers keep their full width, the totals' included.
     for i, column in enumerate(COLUMNS):
-        table.add_column(column, justify="right" if i >= 3 else "left",
-                         style="bold" if i == 1 else None)
+        if i < 3:
+            table.add_column(column, overflow="fold", style="bold" if i == 1 else None)
+        else:
+            width = max(len(column), len(total[i]), *(len(r[i]) for r in cells))
+            table.add_column(column, justify="right", no_wrap=True, min_width=width)
     for row in cells:
         table.add_row(*row)
     table.add_section()

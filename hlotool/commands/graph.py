@@ -27,7 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stage", choices=("before", "after"),
                    help="FILE is a dump folder: before or after XLA's passes (default before)")
     p.add_argument("-o", "--output", metavar="OUT",
-                   help="OUT.svg, OUT.png or OUT.dot (default: FILE with .svg)")
+                   help="OUT.svg, OUT.png, OUT.dot, or OUT.html for the interactive page of "
+                        "`hlotool view` (default: FILE with .svg)")
     p.add_argument("--computation", metavar="C", help="draw computation C instead of the entry")
     p.add_argument("--neighborhood", metavar="NAME",
                    help="draw only what is within --radius edges of instruction NAME")
@@ -54,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
                              max_nodes=args.max_nodes)
     output = args.output or _default_output(args)
     check_output(output, stdout_ok=False)
+    if output.endswith(".html"):
+        return _write_page(args, output)
     try:
         G.output_format(output)
         if args.diff:
@@ -66,6 +69,20 @@ def run(args: argparse.Namespace) -> int:
     except (G.GraphError, G.GraphvizMissing, G.RenderError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     print(_summary(drawing, output))
+    return EXIT_OK
+
+
+def _write_page(args: argparse.Namespace, output: str) -> int:
+    """`-o g.html`: the interactive page of `hlotool view` (B coloured by A with --diff)."""
+    from hlotool.commands.view import write_page
+
+    if args.diff:
+        before, module = (load(args, path=p) for p in args.diff)
+    else:
+        before, module = None, _load_module(args)
+    write_page(module, output, before)
+    print(f"wrote {Path(output).resolve()}: interactive page, {module.instruction_count} "
+          "instructions; open it in a browser")
     return EXIT_OK
 
 

@@ -85,14 +85,19 @@ def _step_json(step: StepSpec | Group) -> dict[str, Any]:
 def passes_table(passes: dict[str, type[Pass]]) -> Table:
     from rich.table import Table
 
-    table = Table(title="passes", title_justify="left")
-    table.add_column("pass", style="bold")
-    table.add_column("options")
-    table.add_column("XLA")
-    table.add_column("what it does")
+    table = Table(title="passes (options: name{key=value,...})", title_justify="left")
+    # The names are what users type: never cut; the description wraps instead.
+    table.add_column("pass", style="bold", no_wrap=True, min_width=max(map(len, passes)))
+    table.add_column("what it does · XLA counterpart · options with their defaults",
+                     ratio=1, overflow="fold")
     for name, cls in passes.items():
+        text = escape(cls.summary)
+        if cls.xla:
+            text += f"\n[dim]XLA: {escape(cls.xla)}[/dim]"
         opts = ", ".join(f"{k}={_show(v)}" for k, v in cls.options().items())
-        table.add_row(*map(escape, (name, opts, cls.xla, cls.summary)))
+        if opts:
+            text += f"\n[cyan]{escape(opts)}[/cyan]"
+        table.add_row(escape(name), text)
     return table
 
 
@@ -102,9 +107,9 @@ def pipelines_table(specs: dict[str, PipelineSpec]) -> Table:
     from hlotool.passes.pipelines import Group
 
     table = Table(title="pipelines (hlotool passes NAME shows the steps)", title_justify="left")
-    table.add_column("pipeline", style="bold")
-    table.add_column("steps", justify="right")
-    table.add_column("what it is")
+    table.add_column("pipeline", style="bold", no_wrap=True)
+    table.add_column("steps", justify="right", no_wrap=True)
+    table.add_column("what it is", ratio=1, overflow="fold")
     for name, spec in specs.items():
         count = sum(len(s.steps) if isinstance(s, Group) else 1 for s in spec.steps)
         table.add_row(escape(name), str(count), escape(spec.summary))
@@ -116,9 +121,9 @@ def pipeline_table(name: str, spec: PipelineSpec) -> Table:
     from rich.table import Table
 
     table = Table(title=escape(f"pipeline {name}: {spec.summary}"), title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("pass", style="bold")
-    table.add_column("why")
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("pass", style="bold", no_wrap=True)
+    table.add_column("why", ratio=1, overflow="fold")
     for row in _rows(spec.steps, 0, [0]):
         table.add_row(*row)
     return table

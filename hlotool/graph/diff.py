@@ -40,6 +40,7 @@ from hlotool.graph.model import Cluster, Edge, EdgeKind, Graph, Node, NodeKind
 from hlotool.graph.style import (
     DIFF_EDGE_COLOURS,
     DIFF_FUSION_CLUSTER,
+    DIFF_REMOVED_CLUSTER,
     DIFF_STYLES,
     DiffStatus,
 )
@@ -425,12 +426,20 @@ def _add_removed(graph: Graph, b_builder: Builder, a_graph: Graph,
     for b, a in a_of.items():
         b_of.setdefault(a, b)
     copies: dict[Node, Node] = {}
+    group: Cluster | None = None
     for a_node in a_graph.instruction_nodes():
         ins = a_node.instruction
         assert ins is not None
         if ins in matched or _is_inner_parameter(ins, a_graph):
             continue
+        if group is None:  # removed nodes are drawn together, not among B's
+            assert ins.parent is not None
+            group = Cluster("cluster_removed", ins.parent, ins, None, False,
+                            style=DIFF_REMOVED_CLUSTER,
+                            tooltip="instructions of the first module with no counterpart")
+            graph.clusters.append(group)
         copy = graph.add_node(Node(f"removed{len(copies) + 1}", NodeKind.INSTRUCTION, ins,
+                                   cluster=group,
                                    inlined=a_node.inlined,
                                    subcomputations=a_node.subcomputations,
                                    fused_count=a_node.fused_count, diff=DiffStatus.REMOVED,
@@ -444,6 +453,8 @@ def _add_removed(graph: Graph, b_builder: Builder, a_graph: Graph,
         if src is not None and dst is not None and e.kind is not EdgeKind.SUBCOMPUTATION:
             graph.edges.append(Edge(src, dst, e.kind, operand=e.operand, small=e.small,
                                     colour=DIFF_EDGE_COLOURS[DiffStatus.REMOVED], dashed=True))
+    if group is not None:
+        group.label = f"<b>removed</b> ({len(copies)})"
     return len(copies)
 
 

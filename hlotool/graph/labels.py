@@ -174,13 +174,31 @@ def node_style(node: Node) -> S.Style:
 
 # -- clusters -------------------------------------------------------------------------------
 def cluster_label(cluster: Cluster) -> str:
-    """"name / kLoop fusion: fused_computation" or "Subcomputation for name / comp"."""
+    """"name / kLoop fusion: fused_computation" or "body of while.5 / comp"."""
     caller = cluster.caller
     comp = esc(cluster.computation.name)
     if cluster.is_fusion:
         kind = esc(str(caller.attrs.get("kind", "")))
         return f"<b>{esc(caller.name)}</b><br/>{kind} fusion: {comp}"
-    return f"Subcomputation for <b>{esc(caller.name)}</b><br/>{comp}"
+    role = computation_role(caller, cluster.computation)
+    return f"{esc(role)} of <b>{esc(caller.name)}</b><br/>{comp}"
+
+
+#: How a cluster is titled by the attribute that calls its computation.
+ROLES = {"condition": "condition", "body": "body", "true_computation": "true branch",
+         "false_computation": "false branch", "to_apply": "applied computation",
+         "calls": "called computation"}
+
+
+def computation_role(caller: Instruction, comp: Computation) -> str:
+    """What `comp` is to `caller`: "condition", "body", "branch 2", ..."""
+    for key, value in caller.attrs.items():
+        if value is comp:
+            return ROLES.get(key, key.replace("_", " "))
+        if isinstance(value, (list, tuple)) and any(c is comp for c in value):
+            index = next(i for i, c in enumerate(value) if c is comp)
+            return f"branch {index}" if key == "branch_computations" else f"{key} {index}"
+    return "subcomputation"
 
 
 def trivial_reducer(comp: Computation) -> str | None:

@@ -145,6 +145,8 @@ DIFF_EDGE_COLOURS: dict[DiffStatus, str] = {
 }
 #: A fusion that took in instructions that were outside fusions before.
 DIFF_FUSION_CLUSTER = ClusterStyle("#e3f2fd", "#1565c0")
+#: The box that gathers the removed instructions of a diff.
+DIFF_REMOVED_CLUSTER = ClusterStyle("#fff5f5", "#c62828", "dashed,filled")
 
 
 def is_effective_scalar(shape: Shape) -> bool:

@@ -15,6 +15,12 @@ from lark.exceptions import UnexpectedInput
 _HEAD = "HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n"
 
 ERROR_EXAMPLES: dict[str, list[str]] = {
+    "missing '}' to close the computation (the input ends inside it)": [
+        _HEAD + "  ROOT b = f32[2] negate(a)\n",
+        _HEAD + "  ROOT b = f32[2] negate(a)",
+        _HEAD + "  ROOT b = f32[2] add(a, a)\n",
+        _HEAD + "  ROOT b = f32[2] negate(a), dimensions={0}\n",
+    ],
     "attribute keys are glued to '=' (write key=value without spaces)": [
         _HEAD + "  ROOT b = f32[2] negate(a), dimensions = {0}\n}\n",
         _HEAD + "  ROOT b = f32[2] negate(a), kind = kLoop\n}\n",

@@ -1131,8 +1131,20 @@ def _async_sugar(name: str) -> tuple[Opcode, Opcode] | None:
 
 
 def _opcode_suggestions(tok: Token) -> tuple[str, ...]:
-    import difflib
+    """The opcodes nearest `tok` by edit distance (at most a third of its letters
+    wrong), nearest first."""
+    word = str(tok)
+    limit = max(1, len(word) // 3)
 
-    return tuple(difflib.get_close_matches(str(tok), list(BY_NAME), n=5, cutoff=0.6))
+    def distance(a: str, b: str) -> int:
+        row = list(range(len(b) + 1))
+        for i, ca in enumerate(a, 1):
+            prev, row[0] = row[0], i
+            for j, cb in enumerate(b, 1):
+                prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+        return row[-1]
+
+    ranked = sorted((distance(word, name), name) for name in BY_NAME)
+    return tuple(name for d, name in ranked if d <= limit)[:3]
 
 

@@ -598,6 +598,7 @@ _TERMINAL_NAMES = {
     "LAYOUT_LBRACE": "'{'", "INT_LIST": "'{'", "BLOB": "'{'", "ARRAY_SHAPE": "a shape",
     "OPERAND_LIST": "'('", "PARAMS_ARROW": "'('", "$END": "end of input",
     "DXD": "NxM", "PAD": "low_high", "DIM_LABELS": "dimension labels",
+    "SIMPLE_LINES": "an instruction", "SIMPLE_LINE": "an instruction",
 }  # fmt: skip
 
 

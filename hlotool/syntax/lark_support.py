@@ -44,6 +44,7 @@ def syntax_error(exc: UnexpectedInput, text: str, parser: Lark, names: Mapping[s
     assert isinstance(exc, UnexpectedToken)
     tok = exc.token
     text_of = str(tok) if len(str(tok)) <= 40 else str(tok)[:37] + "..."
-    shown = f"{names[tok.type]} {text_of!r}" if tok.type in names else repr(text_of)
+    kind = names.get(tok.type, "").removeprefix("a ").removeprefix("an ")
+    shown = f"{kind} {text_of!r}" if kind and not kind.startswith("'") else repr(text_of)
     return HloError(hint or f"unexpected {shown}", tok.line, tok.column,
                     describe_terminals(parser, exc.expected, names), max(1, len(str(tok))))

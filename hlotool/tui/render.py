@@ -266,10 +266,11 @@ def _fit(text: str, width: int) -> str:
 
 def _row(boxes: list[list[Text]], width: int, more: int) -> list[Text]:
     lines = []
+    note = f" +{more} more" if more > 0 else ""
     for k in range(len(boxes[0])):
         line = Text(" ").join(box[k] for box in boxes)
-        if more > 0 and k == len(boxes[0]) // 2:
-            line.append(f" +{more} more", style="dim")
+        # every line as wide as the one with the note, so that the boxes stay aligned
+        line.append(note if k == len(boxes[0]) // 2 else " " * len(note), style="dim")
         lines.append(_centered(line, width))
     return lines
 

@@ -106,6 +106,13 @@ def sequential_computations(module: Module) -> list[Computation]:
             if not c.is_fusion_computation and id(c) not in excluded]
 
 
+def kernel_name(ins: Instruction, index: int, part: str = "") -> str:
+    """`k3_fusion.2`: the kernel's number and the instruction (fusion) it computes, so
+    `compile --emit` output and profiles point back at the HLO."""
+    name = "".join(c if c.isalnum() or c in "._" else "_" for c in ins.name)
+    return f"k{index}_{name}" + (f"_{part}" if part else "")
+
+
 def plan_module(module: Module) -> CompiledPlan:
     """A LoopPlan for every instruction that gets a native kernel.
 
@@ -124,7 +131,7 @@ def plan_module(module: Module) -> CompiledPlan:
         for ins in comp.instructions:
             if ins.opcode in FREE_OPS or ins.opcode is O.CALL:
                 continue  # a call's work is its callee's (planned as a computation)
-            plan, reason = control.get(id(ins)) or plan_instruction(ins, f"k{len(out.plans)}")
+            plan, reason = control.get(id(ins)) or plan_instruction(ins, kernel_name(ins, len(out.plans)))
             if plan is not None:
                 out.plans[id(ins)] = plan
                 continue
@@ -155,11 +162,12 @@ def _plan_output_fusion(ins: Instruction, out: CompiledPlan) -> bool:
     constants, reason = _fused_operands([*params, *epilogue], None)
     if reason or hero.shape.element_type not in u.ELEMENTAL_TYPES:
         return False
-    hero_plan, _ = plan_instruction(hero, f"k{len(out.plans)}")
+    hero_plan, _ = plan_instruction(hero, kernel_name(ins, len(out.plans)))
     if hero_plan is None:
         return False
     out.plans[id(hero)] = hero_plan
-    out.plans[id(root)] = LoopPlan(f"k{len(out.plans)}", [root], [hero, *params], constants)
+    out.plans[id(root)] = LoopPlan(kernel_name(ins, len(out.plans), "epilogue"), [root],
+                                   [hero, *params], constants)
     out.counted.add(id(comp))
     return True
 

@@ -2,7 +2,7 @@
 
 A convolution's padded input, im2col matrix and matmul result are large (the 3x3
 8x56x56x64 convolution's im2col matrix is 58 MiB); allocating them per call costs a page
-fault per 4 KiB page on every run (../shared/docs/targets.md Part 0). The thunks of an
+fault per 4 KiB page on every run. The thunks of an
 executable run one at a time, so they carve their temporaries out of one buffer that
 grows to the largest need and is then reused.
 """

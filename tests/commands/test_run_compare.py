@@ -99,3 +99,22 @@ def test_json_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     error = json.loads(captured.out)["error"]
     assert error["kind"] == "bad input" and error["line"] >= 3 and error["file"] == str(bad)
     assert "error:" in captured.err
+
+
+def test_bisect_says_what_it_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bisect", str(EXAMPLES / "softmax.hlo"), "--pipeline", "default"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "no bad pass among 13 passes (checked the verifier and numerics" in out
+    assert "1 seeded input set (--seed 0), rtol=1e-05 atol=1e-06" in out
+
+
+def test_compiled_kernels_are_named_after_their_instructions(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HLOTOOL_CACHE_DIR", "off")  # a cached compile has no LLVM text
+    assert main(["compile", str(EXAMPLES / "softmax.opt.hlo"), "--emit", "llvm"]) == 0
+    out = capsys.readouterr().out
+    import re
+
+    names = set(re.findall(r"^define void @(k\d+_[\w.]+)\(", out, re.M))
+    assert names and all(re.fullmatch(r"k\d+_[A-Za-z_][\w.]*", n) for n in names)
+    assert any("fusion" in n for n in names)

@@ -69,9 +69,11 @@ def test_hand_made_pair() -> None:
     assert "was exponential.1" in nodes["exponential.2"].label
     assert "fused into fusion.1" in nodes["exponential.2"].tooltip
     assert "was divide divide.1" in nodes["multiply.2"].label
-    (cluster,) = graph.clusters
+    cluster, removed = graph.clusters
     assert cluster.caller.name == "fusion.1"
     assert cluster.style is DIFF_FUSION_CLUSTER
+    # the removed instructions are drawn together, in their own box
+    assert removed.label == "<b>removed</b> (1)" and nodes["negate.1"].cluster is removed
 
 
 def test_removed_nodes_are_wired_in_red() -> None:
@@ -117,8 +119,10 @@ def test_corpus_pair_attention() -> None:
     assert all(n.diff is DiffStatus.FUSED_INTO for n in dots)
     # B's fusions are the clusters, and each with a fused-into node is outlined
     fusions = [c for c in after.computations if c.fusion_instruction is not None]
-    assert len(graph.clusters) == len(fusions)
-    for c in graph.clusters:
+    *clusters, removed = graph.clusters
+    assert len(clusters) == len(fusions) and removed.id == "cluster_removed"
+    assert all(n.cluster is removed for n in graph.nodes if n.diff is DiffStatus.REMOVED)
+    for c in clusters:
         if any(n.cluster is c and n.diff is DiffStatus.FUSED_INTO for n in graph.nodes):
             assert c.style is DIFF_FUSION_CLUSTER
     assert all(e.kind is not EdgeKind.SUBCOMPUTATION or e.ltail is not None
@@ -194,3 +198,15 @@ def test_diff_neighbourhood_and_title() -> None:
     names = {n.instruction.name for n in graph.nodes if n.instruction is not None}
     assert names == {"multiply.1", "multiply.2", "sqrt.1", "negate.1"}
     assert graph.title == "diff a.hlo → b.hlo · main"
+
+
+def test_while_clusters_are_titled_by_role() -> None:
+    from pathlib import Path
+
+    from hlotool.frontend import load_module
+    from hlotool.graph import draw, to_dot
+
+    module = load_module(Path(__file__).parents[2] / "examples" / "while_loop.hlo")[0]
+    dot = to_dot(draw(module))
+    assert "condition of <b>while.5</b>" in dot and "body of <b>while.5</b>" in dot
+    assert "Subcomputation for" not in dot

@@ -216,3 +216,33 @@ def test_bad_input_is_reported_cleanly(name: str, tmp_path: Path, capsys: pytest
 
 def test_at_least_25_kinds() -> None:
     assert len(CASES) >= 25
+
+
+def _error_of(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str) -> str:
+    path = tmp_path / "m.hlo"
+    path.write_text(text)
+    assert main(["parse", str(path)]) == 2
+    return capsys.readouterr().err
+
+
+def test_unexpected_token_reads_as_english(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    err = _error_of(tmp_path, capsys, "this is not hlo\n")
+    assert "unexpected name 'is'" in err and "unexpected a name" not in err
+
+
+def test_missing_brace_is_named_in_user_terms(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    err = _error_of(tmp_path, capsys, "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
+                                      "  ROOT x = f32[4] add(p, p)\n")
+    assert "missing '}' to close the computation" in err
+    assert "simple_lines" not in err and "attribute list" not in err
+    assert "an instruction" in err
+
+
+def test_opcode_typo_suggests_the_nearest_opcode(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    err = _error_of(tmp_path, capsys, "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
+                                      "  ROOT x = f32[4] maximun(p, p)\n}\n")
+    assert "unknown opcode 'maximun'" in err
+    assert err.strip().splitlines()[-1] == "expected one of: maximum"

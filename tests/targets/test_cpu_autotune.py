@@ -154,7 +154,7 @@ def test_compile_command_shows_parameters(tmp_path: Path, capsys: pytest.Capture
     out = tmp_path / "out.ll"
     assert compile_cmd.run(p.parse_args([str(src), "-o", str(out)])) == 0
     text = out.read_text()
-    assert "; kernel k0 " in text and "transpose tile=" in text and "autotuned on t " in text
+    assert "; kernel k0_" in text and "transpose tile=" in text and "autotuned on t " in text
     assert "reduce jam=" in text
     assert "autotune: t f32[384,320]" in capsys.readouterr().err
     # Second time: choices come from the cache, no timing, still shown.
@@ -164,4 +164,4 @@ def test_compile_command_shows_parameters(tmp_path: Path, capsys: pytest.Capture
     out2 = tmp_path / "out.s"
     assert compile_cmd.run(p.parse_args([str(src), "--emit", "asm", "--no-autotune",
                                          "-o", str(out2)])) == 0
-    assert out2.read_text().startswith("# kernel k0 ")
+    assert out2.read_text().startswith("# kernel k0_")

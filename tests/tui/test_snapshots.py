@@ -81,3 +81,26 @@ class TestHelp:
     def test_help(self, snap_compare: Snap, make_app: AppFactory) -> None:
         assert snap_compare(make_app(), terminal_size=(100, 40),
                             run_before=settle_after("question_mark"))
+
+
+class TestNewUser:
+    """What a new user saw go wrong: long pass names at 80 columns, the graph diff."""
+
+    def test_long_pass_names_at_80_columns(self, snap_compare: Snap, make_app: AppFactory
+                                           ) -> None:
+        from hlotool.passes.pipeline import Pipeline, Step
+        from hlotool.passes.registry import make_pass, parse_pass_list
+
+        spec = "algebraic-simplify{max-iterations=3,dot-strength-reduction=false}"
+        passes = (*parse_pass_list(spec), make_pass("dce"), make_pass("cse"))
+        app = make_app(module=simple(), pipeline=Pipeline("long", tuple(Step(p) for p in passes)))
+        assert snap_compare(app, terminal_size=(80, 24), run_before=settle_after("n", "n"))
+
+    def test_graph_diff_in_the_graph_tab(self, snap_compare: Snap, make_app: AppFactory) -> None:
+        app = make_app(module=simple(), pipeline=broken_pipeline())
+        assert snap_compare(app, terminal_size=(120, 40),
+                            run_before=settle_after("n", "n", "n", "G"))
+
+    def test_graph_tab_before_a_selection(self, snap_compare: Snap, make_app: AppFactory
+                                          ) -> None:
+        assert snap_compare(make_app(), terminal_size=(120, 40), run_before=settle_after("3"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -348,15 +349,17 @@ class StepScreen(Screen[None]):
             return
         lines = graph_diff_lines(_diff_rows(graph), what)
         name = f"{self._file_stem()}.step{node.depth:03d}-{_pass_name(node)}.diff.svg"
-        path = (self.debugger.options.export_dir / name).resolve()
+        path = self.debugger.options.export_dir / name
         try:
             write(graph, path)
         except Exception as exc:
             note = f"{what}; SVG not written: {exc}"
             self.post_message(self.GraphDiff(node, lines + [Text(note, style="yellow")], note))
             return
-        saved = f"{what}; SVG written to {path}"
-        self.post_message(self.GraphDiff(node, lines + [Text(f"SVG: {path}", style="dim")], saved))
+        shown = _shown_path(path)
+        saved = f"{what}; SVG written to {shown}"
+        self.post_message(self.GraphDiff(node, lines + [Text(f"SVG: {shown}", style="dim")],
+                                         saved))
 
     @work(thread=True, group="export")
     def run_export_all(self, nodes: list[Node]) -> None:
@@ -720,6 +723,15 @@ def _stem(name: str) -> str:
 def _pass_name(node: Node) -> str:
     """The step's pass name (no options), safe in a file name; "input" for the root."""
     return _stem(node.spec.split("{")[0])
+
+
+def _shown_path(path: Path) -> str:
+    """`./x.svg` under the directory the debugger runs in, else the absolute path."""
+    full = path.resolve()
+    try:
+        return f"./{full.relative_to(Path.cwd().resolve())}"
+    except ValueError:
+        return str(full)
 
 
 def _diff_rows(graph: Any) -> list[tuple[str, str, str, str]]:

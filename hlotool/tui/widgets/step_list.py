@@ -149,6 +149,9 @@ class StepList(DataTable[Text | str]):
                 self._spec_of[key] = p.spec
         target = f"n{select.serial}" if select is not None else keep
         self._move_to_key(target)
+        # The table sizes its columns when idle; draw again then, or a rebuild made
+        # while resizing shows the old widths until the next key.
+        self.call_after_refresh(self.refresh)
 
     def _visible(self, spec: str, changed: bool) -> bool:
         if self.hide_unchanged and not changed:

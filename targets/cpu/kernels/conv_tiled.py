@@ -2,8 +2,8 @@
 gemm="tiled"): im2col blocks that stay in L2, multiplied by a register-tiled LLVM
 microkernel, the blocks split across the cores.
 
-XLA:CPU runs a convolution on one core with a library kernel (../shared/docs/targets.md
-Part 0). OpenBLAS is slow on the convolution's narrow gemm (n = output features, often
+XLA:CPU runs a convolution on one core with a library kernel (measured
+when the CPU target was designed). OpenBLAS is slow on the convolution's narrow gemm (n = output features, often
 64: ~45 GFLOP/s on one core for 25088x576 @ 576x64, measured on a busy development
 machine; it also re-packs the whole 58 MiB im2col matrix, and each call's threads cost
 milliseconds there), so the kernel does the contraction itself, as Goto's algorithm
