@@ -12,7 +12,8 @@ from hlotool.commands import compile as compile_cmd
 GELU = Path(__file__).parents[1] / "data" / "corpus" / "gelu" / "module.opt.hlo"
 
 
-@pytest.mark.parametrize(("emit", "marker"), [("llvm", "define void @k0("), ("asm", "k0:")])
+@pytest.mark.parametrize(("emit", "marker"), [("llvm", "define void @k0_multiply_multiply_fusion("),
+                                             ("asm", "k0_multiply_multiply_fusion:")])
 def test_emit(tmp_path: Path, emit: str, marker: str) -> None:
     p = argparse.ArgumentParser()
     compile_cmd.add_arguments(p)
