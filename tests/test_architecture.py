@@ -29,8 +29,10 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     # The elemental emitter generates indexed reads (gather, dynamic-slice) through the
     # indexing emitter, which computes their operands elementally.
     "the elemental emitter": ("hlotool.targets.llvm.elemental", "hlotool.targets.llvm.indexing"),
-    # The registry in targets/base.py names the CPU target, which implements its interface.
-    "the CPU target": ("hlotool.targets.base", "hlotool.targets.cpu", "hlotool.targets.cpu."),
+    # The registry in targets/base.py names the targets, which implement its interface.
+    "the targets": ("hlotool.targets.base", "hlotool.targets.cpu", "hlotool.targets.cpu.",
+                    "hlotool.targets.gpu", "hlotool.targets.gpu.runtime", "hlotool.targets.tpu",
+                    "hlotool.targets.tpu.target"),
 }
 
 #: The CPU target's entry point, and the only modules outside it that may import it.

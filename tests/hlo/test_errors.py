@@ -36,10 +36,6 @@ CASES: dict[str, tuple[str, str]] = {
         'HloModule m\nadd {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\nENTRY e {\n  a = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT b = f32[3] reduce-window(a, z), window={size=2 strid=1}, to_apply=add\n}\n',
         'unknown window attribute strid',
     ),
-    'binary': (
-        'HloModule m\x00\x01ÿþ garbage',
-        'binary input',
-    ),
     'broadcast_bad': (
         'HloModule m\nENTRY e {\n  a = f32[3] parameter(0)\n  ROOT b = f32[2,4] broadcast(a), dimensions={1}\n}\n',
         'Broadcast operand dimension 0',
@@ -212,6 +208,18 @@ def test_bad_input_is_reported_cleanly(name: str, tmp_path: Path, capsys: pytest
     assert fragment in err
     if name != "empty":
         assert any(re.fullmatch(r" *\^~*", line) for line in err.splitlines()), err
+
+
+def test_binary_input_names_the_file_without_echoing_it(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A binary file (an HloProto, say) is refused as a whole: the error names the file and
+    says what to give instead; none of its bytes reach the terminal."""
+    path = tmp_path / "binary.hlo"
+    path.write_bytes("HloModule m\x00\x01ÿþ garbage".encode("latin-1"))
+    assert main(["parse", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"hlotool: error: {path} is a binary file"), err
+    assert "\x00" not in err and "garbage" not in err and "Traceback" not in err
 
 
 def test_at_least_25_kinds() -> None:

@@ -80,7 +80,7 @@ def test_the_pipelines_exist_and_every_step_says_why() -> None:
 
 
 def test_unknown_pipeline_lists_the_names() -> None:
-    with pytest.raises(PassError, match="default, cpu, gpu, tpu"):
+    with pytest.raises(PassError, match="default, cpu, gpu, spmd, tpu"):
         get_pipeline("fast")
 
 
