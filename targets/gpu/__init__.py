@@ -5,7 +5,8 @@ Entry points for the CLI (`hlotool run --target gpu`, `hlotool compile --target 
 
 * `compile_module(module, emulate=None) -> GpuExecutable`: runs on the device when the
   CUDA driver answers (`driver.probe`), otherwise in emulation (`emulate=True` forces it);
-* `emit(module, what, arch)`: the NVPTX LLVM IR, PTX or cubin of every kernel.
+* `plan.plan_module(module)` and `nvptx.kernels_ptx(kernels, name, arch)`: the kernels
+  and their NVPTX LLVM IR and PTX (`hlotool compile --target gpu`).
 
 docs/gpu.md describes the kernels, the numerics and the emulator.
 """
@@ -13,7 +14,6 @@ docs/gpu.md describes the kernels, the numerics and the emulator.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -69,17 +69,9 @@ class GpuTarget(Target):
         return GpuExecutable(module, plan, backend)
 
 
-@dataclass(frozen=True, slots=True)
-class Emitted:
-    """`hlotool compile --target gpu` output: the text and per-kernel resources."""
-
-    text: str | bytes
-    #: Kernel name -> (source instruction, ptxas resources line or "").
-    kernels: dict[str, tuple[str, str]]
-
-
 def compile_module(module: Module, *, emulate: bool | None = None,
                    order: str = "forward") -> GpuExecutable:
+    """Compile `module` (after the `gpu` pipeline) for the device or the emulator."""
     return GpuTarget(emulate=emulate, order=order).compile(module)
 
 

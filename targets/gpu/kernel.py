@@ -149,10 +149,3 @@ def grid_stride(ctx: IndexContext, count: int, name: str = "gs") -> Iterator[ir.
     i.add_incoming(b.add(i, stride, flags=["nsw"]), b.block)
     b.branch(header)
     b.position_at_end(end)
-
-
-@contextmanager
-def only_if(b: ir.IRBuilder, cond: ir.Value) -> Iterator[None]:
-    """Emit the body only where `cond` holds (a uniform-free guard: no barrier inside)."""
-    with b.if_then(cond):
-        yield

@@ -126,10 +126,11 @@ def _emit_phases(ctx: _DeviceContext, phases: list[Phase | PhaseLoop], first: bo
         if isinstance(p, PhaseLoop):
             with u.for_range(b, p.count, name=p.name) as k:
                 ctx._loops[p.name] = k
-                if need:
-                    _barrier(b)
+                # Every iteration starts with a barrier: it separates the iteration from
+                # the previous one (or from the phases before the loop).
+                _barrier(b)
                 _emit_phases(ctx, p.phases, first=True)
-                need = True
+            need = True
             continue
         if need:
             _barrier(b)

@@ -83,10 +83,6 @@ class GpuPlan:
         """One kernel per distinct function (identical kernels share one)."""
         return [p.kernel for p in self.plans.values() if p.symbol == p.kernel.name]
 
-    @property
-    def all_kernels(self) -> list[Kernel]:
-        return [p.kernel for p in self.plans.values()]
-
 
 def plan_module(module: Module) -> GpuPlan:
     out = GpuPlan()

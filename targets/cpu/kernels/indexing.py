@@ -1,5 +1,6 @@
-"""Indexing and window kernels: gather, dynamic-slice and reduce-window (elemental);
-dynamic-update-slice, scatter and select-and-scatter (update kernels, `UpdatePlan`).
+"""Update kernels (`UpdatePlan`): dynamic-update-slice, scatter, select-and-scatter and
+variadic reduce-window; gather, dynamic-slice and reduce-window are elemental
+(targets/llvm/indexing.py), as are the index helpers used here.
 
 Semantics are the interpreter's (hlotool/interpreter/kernels/indexing.py, reduction.py and
 data_movement.py), which follow XLA:CPU:
@@ -17,9 +18,7 @@ data_movement.py), which follow XLA:CPU:
   cell and then each later cell the `select` region does not keep, and combines the source
   values into the output in source order.
 
-Gather, dynamic-slice and reduce-window are computed per output element, as in XLA's
-ElementalIrEmitter (EmitElementalGather / DynamicSlice / ReduceWindow), so they fuse into
-loop kernels. Dynamic-update-slice and scatter start from the operand (a copy, skipped
+Dynamic-update-slice and scatter start from the operand (a copy, skipped
 when the output buffer is the operand buffer) and write only the update region / the
 update elements, as XLA's in-place emitters do (EmitDynamicUpdateSliceInPlace,
 ScatterLoopEmitter). Combiner regions are emitted inline on scalars (`call_scalar`).
@@ -31,8 +30,6 @@ does not flush, so the two differ only where a scatter-add produces a denormal.
 from __future__ import annotations
 
 import ctypes
-import functools
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -45,6 +42,12 @@ from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType, Shape
 from hlotool.targets.llvm import irutils as u
+from hlotool.targets.llvm.elemental import (
+    ElementalEmitter,
+    Index,
+    Input,
+    linear_index,
+)
 from hlotool.targets.llvm.indexing import (
     call_scalar,
     clamp,
@@ -56,13 +59,6 @@ from hlotool.targets.llvm.indexing import (
     starts_ok,
     unsupported_combiner,
     window_element,
-)
-from hlotool.targets.llvm.elemental import (
-    ElementalEmitter,
-    Index,
-    Input,
-    linear_index,
-    unsupported_reason,
 )
 
 O = Opcode
