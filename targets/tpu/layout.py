@@ -27,6 +27,10 @@ class TiledLayout:
     tile: tuple[int, int]
     #: Rows packed into one 32-bit word (1, 2 for 16-bit, 4 for 8-bit).
     packing: int
+    #: The logical dimensions and minor-to-major order, for printing (default: `dims`
+    #: in row-major order; `dims` are always in memory order).
+    logical_dims: tuple[int, ...] | None = None
+    minor_to_major: tuple[int, ...] | None = None
 
     @property
     def padded_dims(self) -> tuple[int, ...]:
@@ -63,11 +67,13 @@ class TiledLayout:
         """XLA's spelling, e.g. `f32[8,10]{1,0:T(8,128)}`."""
         if not self.dims:
             return f"{element}[]{{:SMEM}}"
-        minor = ",".join(str(d) for d in reversed(range(len(self.dims))))
+        dims = self.logical_dims if self.logical_dims is not None else self.dims
+        m2m = self.minor_to_major or tuple(reversed(range(len(self.dims))))
+        minor = ",".join(map(str, m2m))
         tiles = f"T({self.tile[0]},{self.tile[1]})"
         if self.packing > 1:
             tiles += f"({self.packing},1)"
-        return f"{element}[{','.join(map(str, self.dims))}]{{{minor}:{tiles}}}"
+        return f"{element}[{','.join(map(str, dims))}]{{{minor}:{tiles}}}"
 
     def _minor2(self) -> tuple[int, int]:
         if not self.dims:
@@ -81,8 +87,10 @@ def _round_up(n: int, m: int) -> int:
     return max(m, -(-n // m) * m)
 
 
-def tiled(dims: tuple[int, ...], element_type: PrimitiveType) -> TiledLayout:
-    """The TPU layout XLA would give an array of these dims and element type."""
+def tiled(dims: tuple[int, ...], element_type: PrimitiveType,
+          logical: Shape | None = None) -> TiledLayout:
+    """The TPU layout XLA would give an array of these (memory-order) dims and element
+    type; `logical` is the HLO shape they come from, for printing."""
     bits = 8 if element_type is PrimitiveType.PRED else element_type.bits
     packing = max(1, 32 // bits) if bits < 32 else 1
     second_minor = dims[-2] if len(dims) >= 2 else 1
@@ -92,12 +100,15 @@ def tiled(dims: tuple[int, ...], element_type: PrimitiveType) -> TiledLayout:
         sub = 4
     else:
         sub = 8
-    return TiledLayout(tuple(dims), bits, (sub, LANES), packing)
+    m2m = logical.layout.minor_to_major if logical is not None and logical.layout else None
+    return TiledLayout(tuple(dims), bits, (sub, LANES), packing,
+                       tuple(logical.dimensions) if logical is not None else None,
+                       tuple(m2m) if m2m and len(m2m) == len(dims) else None)
 
 
 def of_shape(shape: Shape) -> list[TiledLayout]:
     """Layouts of every array leaf of a shape, tiled in physical (major-to-minor) order."""
-    return [tiled(physical_dims(leaf), leaf.element_type) for leaf in shape.leaves()
+    return [tiled(physical_dims(leaf), leaf.element_type, leaf) for leaf in shape.leaves()
             if leaf.is_array]
 
 
