@@ -98,8 +98,8 @@ def plan_kernel(ins: Instruction, chip: Chip) -> Kernel:
     gemms = [w for w in works if w.gemm is not None]
     kernel = _plan_mxu(ins, chip, gemms, io) if gemms else _plan_vector(ins, chip, works, io)
     kernel.name, kernel.opcode = name, opcode
-    kernel.ops = _dma_ops(operands, in_layouts, "dma.in", kernel) + _body_ops(works, chip) + \
-        _dma_ops([ins], [out_layouts], "dma.out", kernel)
+    kernel.ops = _dma_ops(operands, in_layouts, "dma.in") + _body_ops(works, chip) + \
+        _dma_ops([ins], [out_layouts], "dma.out")
     cost = instruction_cost(ins)
     int8 = sum(2.0 * _macs(w) for w in gemms if w.gemm and w.gemm.int8)
     kernel.flops = cost.flops - int8 + int8 / chip.int8_speedup
@@ -306,8 +306,8 @@ def _text(s: _Scored) -> str:
     return " ".join(f"{k}={v}" for k, v in s.candidate.block.items())
 
 
-def _dma_ops(sources: list[Instruction], layouts: list[list[layout.TiledLayout]], unit: str,
-             kernel: Kernel) -> list[Op]:
+def _dma_ops(sources: list[Instruction], layouts: list[list[layout.TiledLayout]],
+             unit: str) -> list[Op]:
     ops = []
     for src, ts in zip(sources, layouts, strict=True):
         leaves = [(i, s) for i, s in zip(src.shape.leaf_indices(), src.shape.leaves(),
@@ -331,7 +331,7 @@ def _body_ops(works: list[units.UnitWork], chip: Chip) -> list[Op]:
         if w.gemm is not None:
             g = w.gemm
             cost = tpu_matmul(g.batch, g.m, g.n, g.k, chip, g.passes, g.int8)
-            values = _mxu_values(w.instruction)
+            values = "tpu-mxu" if uses_mxu_numerics(w.instruction) else "interpreter"
             ops.append(Op("mxu", "matmul", name,
                           f"{g.batch}x [{g.m},{g.k}]x[{g.k},{g.n}] passes={g.passes} "
                           f"folds={cost.folds}", cycles=cost.stream, values=values))
@@ -340,7 +340,3 @@ def _body_ops(works: list[units.UnitWork], chip: Chip) -> list[Op]:
         ops.append(Op(w.unit, w.what, name, w.detail, cycles=w.cycles, values=values,
                       estimated=w.estimated))
     return ops
-
-
-def _mxu_values(ins: Instruction) -> str:
-    return "tpu-mxu" if uses_mxu_numerics(ins) else "interpreter"

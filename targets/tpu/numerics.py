@@ -70,11 +70,11 @@ def passes_for(precision: Sequence[str] | None, algorithm: str | None) -> int:
 def chunked_matmul(a: np.ndarray, b: np.ndarray, depth: int) -> np.ndarray:
     """[B,M,K] @ [B,K,N] in f32, accumulated over K in chunks of `depth` (the MXU)."""
     k = a.shape[-1]
-    acc = np.zeros((a.shape[0], a.shape[1], b.shape[2]), dtype=np.float32)
-    for k0 in range(0, max(k, 1), depth):
-        k1 = min(k, k0 + depth)
-        if k1 > k0:
-            acc += np.matmul(a[:, :, k0:k1], b[:, k0:k1, :])
+    if k <= depth:
+        return np.matmul(a, b)
+    acc = np.matmul(a[:, :, :depth], b[:, :depth, :])
+    for k0 in range(depth, k, depth):
+        acc += np.matmul(a[:, :, k0:k0 + depth], b[:, k0:k0 + depth, :])
     return acc
 
 

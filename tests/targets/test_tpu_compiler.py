@@ -19,6 +19,8 @@ P = PrimitiveType
     ((5, 3, 7), P.F32, "f32[5,3,7]{2,1,0:T(4,128)}", 5 * 4 * 128 * 4),
     ((2, 2, 1000), P.F32, "f32[2,2,1000]{2,1,0:T(2,128)}", 2 * 2 * 1024 * 4),
     ((), P.F32, "f32[]{:SMEM}", 4),
+    ((10,), P.F32, "f32[10]{0:T(256)}", 256 * 4),
+    ((5000,), P.BF16, "bf16[5000]{0:T(1024)(2,1)}", 5120 * 2),
 ])
 def test_tiled_layouts_pad_to_whole_tiles(dims: tuple[int, ...], ty: PrimitiveType, text: str,
                                           padded: int) -> None:

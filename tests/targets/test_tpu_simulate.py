@@ -30,3 +30,17 @@ def test_loop_bodies_count_once_per_trip() -> None:
     want = values_io.load_npz(EXAMPLES / "while_loop.expected.npz")
     assert all(d.ok for d in values_io.compare_outputs(values_io.output_arrays(result), want,
                                                        1e-5, 1e-6))
+
+
+def test_get_target_gives_the_simulated_tpu() -> None:
+    from hlotool.targets.base import get_target
+
+    target = get_target("tpu")
+    assert target.name == "tpu"
+    module = prepare(parse_hlo((EXAMPLES / "softmax.hlo").read_text()))
+    args = values_io.entry_arguments(module, values_io.load_npz(EXAMPLES / "softmax.inputs.npz"))
+    ex = target.compile(module)
+    out = values_io.output_arrays(ex.run(args))
+    want = values_io.load_npz(EXAMPLES / "softmax.expected.npz")
+    assert all(d.ok for d in values_io.compare_outputs(out, want, 1e-5, 1e-6))
+    assert ex.stats.native == len(ex.program.kernels)
