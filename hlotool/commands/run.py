@@ -39,16 +39,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bench", type=int, default=0, metavar="N",
                    help="after compiling and one warm-up run, run N times and report timing")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--semantics", choices=("xla-cpu", "stablehlo"), default="xla-cpu",
+                   help="numerics: XLA:CPU's (default; denormals flushed) or the StableHLO "
+                        "spec's (interp only)")
 
 
 def run(args: argparse.Namespace) -> int:
     from hlotool import values_io
-
     from hlotool.elided import refuse_elided_reads
 
     module = load(args)
     refuse_elided_reads(module)
     target = resolve_target(args.target)
+    if args.semantics == "stablehlo" and target != "interp":
+        raise UsageError("--semantics stablehlo runs on the interpreter (--target interp); "
+                         "the cpu target computes as XLA:CPU does")
     if args.inputs:
         inputs = values_io.entry_arguments(module, values_io.load_npz(args.inputs))
     else:
@@ -65,8 +70,11 @@ def run(args: argparse.Namespace) -> int:
         apply_passes(module, TARGET_PIPELINES[target], None, verify_each=False)
     if args.bench < 0:
         raise UsageError("--bench needs a number of runs >= 0")
+    from hlotool.semantics import using
+
     execute, compile_seconds = _compile(module, target, args)
-    result = execute(inputs)
+    with using(args.semantics):
+        result = execute(inputs)
     outputs = values_io.output_arrays(result)
     if args.output:
         values_io.save_npz(args.output, outputs)
