@@ -36,10 +36,6 @@ CASES: dict[str, tuple[str, str]] = {
         'HloModule m\nadd {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\nENTRY e {\n  a = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT b = f32[3] reduce-window(a, z), window={size=2 strid=1}, to_apply=add\n}\n',
         'unknown window attribute strid',
     ),
-    'binary': (
-        'HloModule m\x00\x01ÿþ garbage',
-        'binary input',
-    ),
     'broadcast_bad': (
         'HloModule m\nENTRY e {\n  a = f32[3] parameter(0)\n  ROOT b = f32[2,4] broadcast(a), dimensions={1}\n}\n',
         'Broadcast operand dimension 0',
