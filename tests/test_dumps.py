@@ -71,3 +71,10 @@ def test_binary_input_is_refused_without_echo(capsys: pytest.CaptureFixture[str]
     assert main(["parse", str(pb)]) == 2
     err = capsys.readouterr().err
     assert "binary file" in err and "\0" not in err and len(err) < 300
+
+
+def test_graph_diff_pairs_a_dump_before_and_after(tmp_path: Path) -> None:
+    paired, files = tmp_path / "dir.dot", tmp_path / "files.dot"
+    assert main(["graph", "--diff", str(DUMP), "-o", str(paired)]) == 0
+    assert main(["graph", "--diff", str(BEFORE), str(AFTER), "-o", str(files)]) == 0
+    assert paired.read_text() == files.read_text()

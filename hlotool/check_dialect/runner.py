@@ -45,12 +45,29 @@ class CheckResult:
 
 
 @dataclass
+class ChunkResult:
+    """The verdict on one `// -----` chunk: it passes when everything in it ran and every
+    check passed; a refusal (bad input, an unsupported op) or a crash fails it alone."""
+
+    index: int
+    line: int
+    status: str  # "pass" or "fail"
+    reason: str = ""
+    #: Refused as bad input or unsupported (an HloError), not a crash or a failed check.
+    refused: bool = False
+
+
+@dataclass
 class FileReport:
     """Every check of a file, and the functions that could not be run."""
 
     results: list[CheckResult] = field(default_factory=list)
     errors: list[HloError] = field(default_factory=list)
     functions: int = 0
+    chunks: list[ChunkResult] = field(default_factory=list)
+
+    def chunk_count(self, status: str) -> int:
+        return sum(c.status == status for c in self.chunks)
 
     def count(self, status: str) -> int:
         return sum(r.status == status for r in self.results)
@@ -84,23 +101,69 @@ def entry_functions(file: FileAst) -> list[FuncAst]:
     return main or [f for f in funcs if not f.args]
 
 
+_RUN_ARGS = re.compile(r'^// RUN:.*--args="\[(?P<args>.*)\]"', re.MULTILINE)
+_ARG = re.compile(r"dense<[^<>]*>\s*:\s*tensor<[^<>]*>")
+
+
+def run_arguments(text: str) -> list[np.ndarray]:
+    """The values a RUN line passes to @main (`--args="[dense<1> : tensor<2xi32>, ...]"`),
+    computed by running constants of those literals."""
+    m = _RUN_ARGS.search(text)
+    if m is None:
+        return []
+    literals = _ARG.findall(m.group("args"))
+    if not literals:
+        return []
+    body = "".join(f"  %{i} = stablehlo.constant {lit}\n" for i, lit in enumerate(literals))
+    types = ", ".join(lit.split(":", 1)[1].strip() for lit in literals)
+    names = ", ".join(f"%{i}" for i in range(len(literals)))
+    source = f"func.func @main() -> ({types}) {{\n{body}  func.return {names} : {types}\n}}\n"
+    values = RecordingEvaluator(lower_stablehlo(parse_stablehlo_ast(source), entry="main")).run([])
+    return list(values) if isinstance(values, tuple) else [values]
+
+
 def run_text(text: str, report: FileReport | None = None) -> FileReport:
-    """Run every chunk of a test file. Syntax errors raise HloError (bad input); errors
-    while lowering or running one function are collected and the others still run."""
+    """Run every chunk of a test file, each on its own: a syntax error, a refusal or a
+    crash fails that chunk (with its reason) and the others still run. @main takes the
+    arguments a RUN line gives with --args."""
     report = report or FileReport()
-    files = [parse_stablehlo_ast(normalize(chunk)) for chunk in split_chunks(text)]
-    for file in files:
+    args = run_arguments(text)
+    for index, chunk in enumerate(split_chunks(text)):
+        line = chunk[: len(chunk) - len(chunk.lstrip())].count("\n") + 1
+        if not chunk.strip():
+            continue
+        before = len(report.results)
+        try:
+            file = parse_stablehlo_ast(normalize(chunk))
+        except HloError as exc:
+            report.errors.append(exc)
+            report.chunks.append(ChunkResult(index, exc.line or line, "fail",
+                                             f"refused: {exc.message}", refused=True))
+            continue
+        reasons: list[str] = []
+        refused = False
         for func in entry_functions(file):
             report.functions += 1
             try:
-                report.results.extend(run_function(file, func.name))
+                report.results.extend(run_function(file, func.name,
+                                                   args if func.args else []))
             except HloError as exc:
                 report.errors.append(exc)
+                reasons.append(f"refused: {exc.message}")
+                refused = True
+            except Exception as exc:  # noqa: BLE001 -- a crash fails its chunk only
+                reasons.append(f"crashed: {type(exc).__name__}: {exc}")
+        failed = [r for r in report.results[before:] if r.status == "fail"]
+        if failed and not reasons:
+            reasons.append(f"{len(failed)} check{'s' if len(failed) > 1 else ''} failed")
+        report.chunks.append(ChunkResult(index, line, "fail" if reasons else "pass",
+                                         reasons[0] if reasons else "", refused=refused))
     return report
 
 
-def run_function(file: FileAst, name: str) -> list[CheckResult]:
-    """Lower one function with its checks, run it, and judge each check."""
+def run_function(file: FileAst, name: str,
+                 args: list[np.ndarray] | None = None) -> list[CheckResult]:
+    """Lower one function with its checks, run it (on `args`), and judge each check."""
     collector = Collector()
     token = COLLECTOR.set(collector)
     try:
@@ -109,7 +172,7 @@ def run_function(file: FileAst, name: str) -> list[CheckResult]:
         COLLECTOR.reset(token)
     ev = RecordingEvaluator(module)
     with np.errstate(all="ignore"):
-        ev.run([])
+        ev.run(args or [])
     specs = sorted(collector.specs.items(), key=lambda kv: (kv[1].line, kv[1].column))
     return [_judge(spec, ev.observations.get(key, []), ev, name) for key, spec in specs]
 

@@ -41,8 +41,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"(default {DEFAULT_MAX_NODES}; 0: no limit)")
     p.add_argument("--after-pipeline", metavar="NAME",
                    help="run this pass pipeline before drawing")
-    p.add_argument("--diff", nargs=2, metavar=("A", "B"),
-                   help="draw B, colouring what was added, removed or fused since A")
+    p.add_argument("--diff", nargs="+", metavar="A B | DIR",
+                   help="draw B, colouring what was added, removed or fused since A; a dump "
+                        "folder DIR pairs its module before and after XLA's passes")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,8 +61,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         G.output_format(output)
         if args.diff:
-            before, after = (load(args, path=p) for p in args.diff)
-            names = (Path(args.diff[0]).name, Path(args.diff[1]).name)
+            pair = _diff_pair(args)
+            before, after = (load(args, path=p) for p in pair)
+            names = (Path(pair[0]).name, Path(pair[1]).name)
             drawing = G.draw_diff(before, after, options, names)
         else:
             drawing = G.draw(_load_module(args), options)
@@ -86,7 +88,28 @@ def _write_page(args: argparse.Namespace, output: str) -> int:
     return EXIT_OK
 
 
+def _diff_pair(args: argparse.Namespace) -> tuple[str, str]:
+    """--diff's two files: A and B, or a dump folder's module before and after XLA."""
+    if len(args.diff) == 2:
+        return args.diff[0], args.diff[1]
+    from hlotool.commands.common import dump_file
+
+    folder = args.diff[0]
+    if not Path(folder).is_dir():
+        raise UsageError("--diff takes two files A B, or one dump folder DIR")
+    stage = args.stage
+    try:
+        args.stage = "before"
+        before = dump_file(args, folder)
+        args.stage = "after"
+        return before, dump_file(args, folder)
+    finally:
+        args.stage = stage
+
+
 def _check_arguments(args: argparse.Namespace) -> None:
+    if args.diff and len(args.diff) > 2:
+        raise UsageError("--diff takes two files A B, or one dump folder DIR")
     if args.diff and args.file:
         raise UsageError("give either FILE or --diff A B, not both")
     if not args.diff and not args.file:
@@ -100,7 +123,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
 
 def _default_output(args: argparse.Namespace) -> str:
     """FILE with its last suffix replaced by .svg (B.diff.svg for a diff)."""
-    source = args.diff[1] if args.diff else args.file
+    source = args.diff[-1] if args.diff else args.file
     if source == "-":
         raise UsageError("reading standard input: name the output with -o OUT.svg")
     path = Path(source)

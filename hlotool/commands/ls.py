@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hlotool.commands.common import EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from hlotool.dumps import DumpFile
 
 HELP = "list the modules of an XLA dump folder (--xla_dump_to)"
 
@@ -22,7 +26,11 @@ def run(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
     if not folder.is_dir():
         raise UsageError(f"{args.folder} is not a folder (hlotool ls lists an --xla_dump_to DIR)")
-    rows = [_row(f) for f in scan(folder)]
+    from rich.progress import track
+
+    files = scan(folder)
+    rows = [_row(f) for f in track(files, description="reading modules", transient=True,
+                                     disable=args.format == "json" or len(files) < 8)]
     if args.format == "json":
         print(json.dumps(rows))
         return EXIT_OK
@@ -39,16 +47,16 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _row(f: object) -> dict[str, object]:
+def _row(f: DumpFile) -> dict[str, object]:
     """One file's line: its instruction count when it parses as text (None otherwise)."""
     from hlotool.diagnostics import HloError
     from hlotool.frontend import parse_text
 
     count = None
-    if not f.is_proto:  # type: ignore[attr-defined]
+    if not f.is_proto:
         try:
-            count = parse_text(f.path.read_text(errors="replace")).instruction_count  # type: ignore[attr-defined]
+            count = parse_text(f.path.read_text(errors="replace")).instruction_count
         except HloError:
             count = None
-    return {"id": f.id, "name": f.name, "stage": f.stage,  # type: ignore[attr-defined]
-            "instructions": count, "file": f.path.name}  # type: ignore[attr-defined]
+    return {"id": f.id, "name": f.name, "stage": f.stage, "instructions": count,
+            "file": f.path.name}

@@ -51,6 +51,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--distributed", choices=("mpi",), default=None,
                    help="under `mpiexec -n N`: each MPI rank runs one device (the mpi extra)")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--semantics", choices=("xla-cpu", "stablehlo"), default="xla-cpu",
+                   help="numerics: XLA:CPU's (default; denormals flushed) or the StableHLO "
+                        "spec's (interp only)")
     p.add_argument("--max-memory", metavar="SIZE",
                    help="refuse to run a module needing more (e.g. 8G; default "
                         "HLOTOOL_MAX_MEMORY, else 80%% of physical memory)")
@@ -96,6 +99,9 @@ def run(args: argparse.Namespace) -> int:
     partition_shard_maps(module)
     if device_count(module, args, before_passes=True) > 1:
         return run_devices(module, args, target)
+    if args.semantics == "stablehlo" and target != "interp":
+        raise UsageError("--semantics stablehlo runs on the interpreter (--target interp); "
+                         "the cpu target computes as XLA:CPU does")
     if args.inputs:
         inputs = values_io.entry_arguments(module, values_io.load_npz(args.inputs))
     else:
@@ -117,8 +123,11 @@ def run(args: argparse.Namespace) -> int:
         apply_passes(module, TARGET_PIPELINES[target], None, verify_each=False)
     if args.bench < 0:
         raise UsageError("--bench needs a number of runs >= 0")
+    from hlotool.semantics import using
+
     execute, place, compile_seconds = _compile(module, target, args)
-    result = execute(inputs)
+    with using(args.semantics):
+        result = execute(inputs)
     outputs = values_io.output_arrays(result)
     report: dict[str, Any] = {"target": target, "pipeline": TARGET_PIPELINES.get(target)}
     if target == "tpu":

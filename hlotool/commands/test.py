@@ -19,14 +19,18 @@ HELP = "run a StableHLO test file and report its check.* ops"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="StableHLO text with check ops; - for stdin")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--semantics", choices=("stablehlo", "xla-cpu"), default="stablehlo",
+                   help="numerics: the StableHLO spec's (default; denormals kept) or XLA:CPU's")
 
 
 def run(args: argparse.Namespace) -> int:
     from hlotool.check_dialect import run_text
+    from hlotool.semantics import using
 
     src = Source(args.file)
     args._source = src
-    report = run_text(src.text)
+    with using(args.semantics):
+        report = run_text(src.text)
     for error in report.errors:
         print(_render(error, src), file=sys.stderr)
     if args.format == "json":
@@ -36,11 +40,15 @@ def run(args: argparse.Namespace) -> int:
         for r in report.results:
             if r.status == "fail":
                 print(f"{location(r, src.name)}: check failed: {r.spec.kind}: {detail(r)}")
-    passed, failed, skipped = (report.count(k) for k in ("pass", "fail", "not run"))
-    if skipped:
-        print(f"{skipped} not run (in code that did not execute)")
+    for c in report.chunks:
+        if c.status == "fail":
+            print(f"{src.name}:{c.line}: chunk {c.index + 1} failed: {c.reason}")
+    checks = [report.count(k) for k in ("pass", "fail", "not run")]
+    print(f"({checks[0]} checks passed, {checks[1]} failed"
+          + (f", {checks[2]} not run (in code that did not execute))" if checks[2] else ")"))
+    passed, failed = report.chunk_count("pass"), report.chunk_count("fail")
     print(f"{passed} passed, {failed} failed")
-    if report.errors:
+    if report.chunks and all(c.refused for c in report.chunks):
         return EXIT_BAD_INPUT
     return EXIT_MISMATCH if failed else EXIT_OK
 
@@ -101,5 +109,9 @@ def _as_json(report: FileReport, name: str) -> dict[str, Any]:
          "index": list(r.outcome.index), "max_abs": r.outcome.max_abs}
         for r in report.results
     ]
-    return {"checks": checks, "passed": report.count("pass"), "failed": report.count("fail"),
-            "not_run": report.count("not run"), "errors": [str(e) for e in report.errors]}
+    chunks = [{"chunk": c.index + 1, "line": c.line, "status": c.status, "reason": c.reason}
+              for c in report.chunks]
+    return {"checks": checks, "chunks": chunks, "passed": report.chunk_count("pass"),
+            "failed": report.chunk_count("fail"), "checks_passed": report.count("pass"),
+            "checks_failed": report.count("fail"), "not_run": report.count("not run"),
+            "errors": [str(e) for e in report.errors]}

@@ -54,8 +54,8 @@ def page_model(module: Module, diff_from: Module | None = None) -> dict[str, Any
 def _computation(comp: Computation, cost: Any, diff: dict[int, tuple[str, str]]
                  ) -> dict[str, Any]:
     from hlotool.graph.style import instruction_style
-    from hlotool.ir.shape_text import shape_to_text
-    from hlotool.printer import print_instruction
+    from hlotool.ir.types import shape_to_text
+    from hlotool.ir.printer import print_instruction
 
     order = comp.post_order()
     index = {id(ins): i for i, ins in enumerate(order)}

@@ -237,7 +237,7 @@ def _splat(value: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
 
 
 def _check_nesting(body: str, dims: tuple[int, ...], tok: Token | None, shape: Shape) -> None:
-    skeleton = _STRUCT.sub("e", body).replace(" ", "").replace("\n", "")
+    skeleton = re.sub(r"\s+", "", _STRUCT.sub("e", body))
     if skeleton != _skeleton(dims):
         raise error_at(tok, f"dense literal does not have the shape of {_type_text(shape)}")
 

@@ -44,7 +44,7 @@ from hlotool.ir.attributes import (
     WindowDimension,
 )
 from hlotool.ir.instruction import Instruction
-from hlotool.ir.opcodes import OPS, Opcode
+from hlotool.ir.opcodes import OPS, Category, Opcode
 from hlotool.ir.types import PrimitiveType, Shape
 
 O = Opcode
@@ -107,6 +107,8 @@ def _direct(opcode: Opcode) -> Callable[[OpCtx], Results]:
     def convert(ctx: OpCtx) -> Results:
         if arity is not None:
             ctx.arity(arity)
+        if OPS[opcode].category is Category.ELEMENTWISE and _quantized_types(ctx):
+            return [_dequantize_op_quantize(ctx, opcode)]
         ins = ctx.emit(opcode, ctx.result_shape(), ctx.operands)
         accuracy = _result_accuracy(ctx)
         if accuracy is not None and OPS[opcode].accepts_result_accuracy:
@@ -795,30 +797,27 @@ def _scale_zp(
     return const(info["scales"]), const([float(z) for z in info["zero_points"]])
 
 
-@op("stablehlo.uniform_dequantize")
-def _uniform_dequantize(ctx: OpCtx) -> Results:
-    ctx.arity(1)
-    if not ctx.op.operand_types:
-        raise ctx.error("needs its operand type written after ':'")
-    info = quant_info(ctx.op.operand_types[0].element)  # type: ignore[attr-defined]
-    out = ctx.result_shape()
-    et = out.element_type
-    scale, zp = _scale_zp(ctx, info, out, et)
-    x = ctx.emit(O.CONVERT, out, ctx.operands)
-    return [ctx.emit(O.MULTIPLY, out, [ctx.emit(O.SUBTRACT, out, [x, zp]), scale])]
+def _quant_element(t: Any) -> Any:
+    """The `!quant.uniform` element type of a tensor type, else None."""
+    element = getattr(t, "element", None)
+    return element if getattr(element, "name", None) == "!quant.uniform" else None
 
 
-@op("stablehlo.uniform_quantize")
-def _uniform_quantize(ctx: OpCtx) -> Results:
-    ctx.arity(1)
-    info = quant_info(ctx.op.result_types[0].element)  # type: ignore[union-attr]
-    x = ctx.operands[0]
-    if (
-        ctx.op.operand_types
-        and getattr(ctx.op.operand_types[0], "element", None) is not None
-        and hasattr(ctx.op.operand_types[0].element, "body")
-    ):
-        raise ctx.error("requantization (quantized input) is not supported")
+def _quantized_types(ctx: OpCtx) -> bool:
+    types = [*(ctx.op.operand_types or ()), *ctx.op.result_types]
+    return any(_quant_element(t) is not None for t in types)
+
+
+def _dequantize(ctx: OpCtx, x: Instruction, info: dict[str, Any]) -> Instruction:
+    """(x - zero_point) * scale in the expressed type."""
+    out = Shape.array(info["expressed"], x.shape.dimensions)
+    scale, zp = _scale_zp(ctx, info, out, out.element_type)
+    xf = ctx.emit(O.CONVERT, out, [x])
+    return ctx.emit(O.MULTIPLY, out, [ctx.emit(O.SUBTRACT, out, [xf, zp]), scale])
+
+
+def _quantize(ctx: OpCtx, x: Instruction, info: dict[str, Any], result: Shape) -> Instruction:
+    """clamp(round_even(x / scale) + zero_point) converted to the storage type."""
     fshape = x.shape
     scale, zp = _scale_zp(ctx, info, fshape, fshape.element_type)
     y = ctx.emit(O.ROUND_EVEN, fshape, [ctx.emit(O.DIVIDE, fshape, [x, scale])])
@@ -826,4 +825,44 @@ def _uniform_quantize(ctx: OpCtx) -> Results:
     lo = constant(ctx.lw, ctx.scope.comp, info["min"], Shape.scalar(fshape.element_type), ctx.tok)
     hi = constant(ctx.lw, ctx.scope.comp, info["max"], Shape.scalar(fshape.element_type), ctx.tok)
     y = ctx.emit(O.CLAMP, fshape, [lo, y, hi])
-    return [ctx.emit(O.CONVERT, ctx.result_shape(), [y])]
+    return ctx.emit(O.CONVERT, result, [y])
+
+
+def _dequantize_op_quantize(ctx: OpCtx, opcode: Opcode) -> Instruction:
+    """An elementwise op on quantized tensors, as the spec defines it: dequantize the
+    quantized operands, compute in the expressed type, quantize to the result type."""
+    types = list(ctx.op.operand_types or ())
+    if len(types) != len(ctx.operands):
+        raise ctx.error("needs its operand types written after ':' (quantized operands)")
+    values = []
+    for x, t in zip(ctx.operands, types, strict=True):
+        q = _quant_element(t)
+        values.append(_dequantize(ctx, x, quant_info(q)) if q is not None else x)
+    result = ctx.result_shape()
+    rq = _quant_element(ctx.op.result_types[0])
+    expressed = quant_info(rq)["expressed"] if rq is not None else result.element_type
+    y = ctx.emit(opcode, Shape.array(expressed, result.dimensions), values)
+    return _quantize(ctx, y, quant_info(rq), result) if rq is not None else y
+
+
+@op("stablehlo.uniform_dequantize")
+def _uniform_dequantize(ctx: OpCtx) -> Results:
+    ctx.arity(1)
+    if not ctx.op.operand_types:
+        raise ctx.error("needs its operand type written after ':'")
+    info = quant_info(ctx.op.operand_types[0].element)  # type: ignore[attr-defined]
+    out = ctx.result_shape()
+    y = _dequantize(ctx, ctx.operands[0], info)
+    return [y if y.shape == out else ctx.emit(O.CONVERT, out, [y])]
+
+
+@op("stablehlo.uniform_quantize")
+def _uniform_quantize(ctx: OpCtx) -> Results:
+    """Quantize a float tensor; a quantized one is requantized (dequantized first)."""
+    ctx.arity(1)
+    info = quant_info(ctx.op.result_types[0].element)  # type: ignore[union-attr]
+    x = ctx.operands[0]
+    source = _quant_element(ctx.op.operand_types[0]) if ctx.op.operand_types else None
+    if source is not None:
+        x = _dequantize(ctx, x, quant_info(source))
+    return [_quantize(ctx, x, info, ctx.result_shape())]

@@ -167,3 +167,13 @@ def test_run_bench_table_and_bad_count(capsys: pytest.CaptureFixture[str]) -> No
     assert "timing on cpu: 2 runs after one warm-up" in out and "run median" in out
     assert main(["run", str(EXAMPLES / "softmax.hlo"), "--bench", "-1"]) == 2
     assert "--bench needs a number of runs >= 0" in capsys.readouterr().err
+
+
+def test_binary_input_is_refused_without_echo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A binary file (an HloProto .pb, say) is named, never shown."""
+    path = tmp_path / "binary.hlo"
+    path.write_bytes("HloModule m\x00\x01ÿþ garbage".encode("latin-1"))
+    assert main(["parse", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path} is a binary file" in err and "garbage" not in err and "\x00" not in err
+

@@ -1,7 +1,8 @@
 """Corpus numerics for pass tests: run passes on a corpus module, with the verifier and
 XLA's changed-report check after every pass, and compare the interpreter's outputs with
 the expected ones (module.hlo) or with the unoptimized module's (module.opt.hlo, whose
-elided constants get seeded stand-in values: a pass must keep the results for any)."""
+elided constants are filled with seeded values first: the passes must keep the meaning
+whatever the values)."""
 
 from __future__ import annotations
 
@@ -22,14 +23,14 @@ CONTRACT = [verify_after_each, check_change_report]
 
 
 def load(case: Path, name: str = "module.hlo") -> tuple[Module, list[Any]]:
-    """A corpus module (elided constants filled with stand-ins) and its stored inputs."""
+    """A corpus module (elided constants filled with seeded values) and its stored inputs."""
     module = parse_hlo((case / name).read_text())
     _fill_elided(module)
     return module, values_io.entry_arguments(module, values_io.load_npz(case / "inputs.npz"))
 
 
 def _fill_elided(module: Module) -> None:
-    """Seeded values in place of every elided array constant (`{...}`)."""
+    """Give every elided constant (`{...}`) seeded values of its shape."""
     from hlotool.elided import is_elided
     from hlotool.ir.literal import Literal
 
@@ -37,9 +38,9 @@ def _fill_elided(module: Module) -> None:
     for comp in module.computations:
         for ins in comp.instructions:
             if is_elided(ins) and ins.shape.is_array:
-                dims, t = ins.shape.dimensions, ins.shape.element_type
-                values = rng.standard_normal(dims) if t.is_float else rng.integers(0, 3, dims)
-                ins.literal = Literal.from_array(values, t)
+                dtype = ins.shape.element_type.numpy_dtype
+                values = rng.uniform(0.5, 1.5, ins.shape.dimensions).astype(dtype)
+                ins.literal = Literal.from_array(values, ins.shape.element_type)
 
 
 def outputs(module: Module, args: list[Any]) -> dict[str, np.ndarray]:

@@ -32,6 +32,7 @@ import ml_dtypes
 import numpy as np
 from numpy.typing import ArrayLike
 
+from hlotool import semantics
 from hlotool.interpreter.kernels.data_movement import is_scalar_in_region
 from hlotool.interpreter.core import Evaluator, Unsupported, Value, impl
 from hlotool.ir.computation import Computation
@@ -196,7 +197,7 @@ def flush_denormals(x: np.ndarray) -> np.ndarray:
         out.real, out.imag = re, im
         return out
     tiny = _TINY.get(dt)
-    if tiny is None or x.size == 0 or _is_clean(x):
+    if tiny is None or x.size == 0 or _is_clean(x) or not semantics.flushes_denormals():
         return x
     a = np.abs(_compact(x))
     small = a < tiny
@@ -995,19 +996,36 @@ def _bitcast_convert(ev: Evaluator, ins: Instruction, operands: list[Value]) -> 
     out_shape = x.shape if is_scalar_in_region(ins, x) else ins.shape.dimensions
     if src.bits % 8 == 0 and dst.bits % 8 == 0 and src is not P.PRED and dst is not P.PRED:
         return x.reshape(-1).view(dst.numpy_dtype).reshape(out_shape)
-    return _bitcast_bits(x, kind(src), kind(dst), out_shape)
+    sbits, dbits = _bit_widths(ins)
+    return _bitcast_bits(x, kind(src), kind(dst), out_shape, sbits, dbits)
 
 
-def _bitcast_bits(x: np.ndarray, ks: Kind, kd: Kind, out_shape: tuple[int, ...]) -> np.ndarray:
-    """Bitcast through per-element bit patterns (sub-byte and pred types)."""
+def _bit_widths(ins: Instruction) -> tuple[int, int]:
+    """Element bit widths of a bitcast-convert's operand and result. A pred is as wide as
+    the shapes say: 8 bits in XLA (f64 <-> pred[8]), 1 bit in StableHLO (f64 <-> i1[64])."""
+    a, r = ins.operand(0).shape, ins.shape
+    sbits, dbits = a.element_type.bits, r.element_type.bits
+    if a.element_type is P.PRED and r.element_type is not P.PRED:
+        n = a.dimensions[-1] if a.rank > r.rank else 1
+        sbits = dbits // n if a.rank > r.rank else dbits
+    elif r.element_type is P.PRED and a.element_type is not P.PRED:
+        n = r.dimensions[-1] if r.rank > a.rank else 1
+        dbits = sbits // n if r.rank > a.rank else sbits
+    return sbits, dbits
+
+
+def _bitcast_bits(x: np.ndarray, ks: Kind, kd: Kind, out_shape: tuple[int, ...],
+                  sbits: int, dbits: int) -> np.ndarray:
+    """Bitcast through per-element bit patterns (sub-byte and pred types) of the given
+    element widths."""
     pattern = (x != 0).astype(np.uint64) if ks.cls == "b" else _pattern_u64(x, ks)
-    if ks.bits > kd.bits:
-        n = ks.bits // kd.bits
-        shifts = np.arange(n, dtype=np.uint64) * np.uint64(kd.bits)
-        parts = (pattern[..., None] >> shifts) & np.uint64((1 << kd.bits) - 1)
-    elif ks.bits < kd.bits:
-        n = kd.bits // ks.bits
-        shifts = np.arange(n, dtype=np.uint64) * np.uint64(ks.bits)
+    if sbits > dbits:
+        n = sbits // dbits
+        shifts = np.arange(n, dtype=np.uint64) * np.uint64(dbits)
+        parts = (pattern[..., None] >> shifts) & np.uint64((1 << dbits) - 1)
+    elif sbits < dbits:
+        n = dbits // sbits
+        shifts = np.arange(n, dtype=np.uint64) * np.uint64(sbits)
         parts = np.bitwise_or.reduce(pattern << shifts, axis=-1)
     else:
         parts = pattern
@@ -1051,6 +1069,10 @@ def reduce_precision(x: np.ndarray, exponent_bits: int, mantissa_bits: int) -> n
         signed_zero = bits & sign_mask
         bits = np.where(overflow, signed_zero | exp_mask, bits)
         bits = np.where(underflow, signed_zero, bits)
+    if mantissa_bits == 0 and semantics.current() is semantics.Semantics.STABLEHLO:
+        # The spec: a format without mantissa bits has no NaN; NaN becomes infinity.
+        inf = (view_as(x, u_t) & sign_mask) | exp_mask
+        return view_as(np.asarray(np.where(is_nan, inf, bits), u_t), x.dtype)
     return np.where(is_nan, x, view_as(np.asarray(bits, u_t), x.dtype))
 
 
