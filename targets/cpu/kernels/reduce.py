@@ -493,6 +493,8 @@ def _emit_lane_level(fn: ir.Function, plan: ReducePlan) -> None:
     begin, end = fn.args[-2:]
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     init = ElementalEmitter(b, inputs).value(red.operand(1), ())
+    if adds_init_once(red):  # the init enters once, at the tree's root (XLA:CPU's YNNPACK)
+        init = ir.Constant(u.value_type(red.shape.element_type), -0.0)
     folder = _LaneFolder(b, red, init)
     src = red.operand(0).shape.dimensions
     outputs = math.prod(src[:len(src) - len(red.attrs["dimensions"])])
@@ -899,7 +901,7 @@ class _LevelOneEmitter(_ReduceEmitter):
         b = self.b
         if level != 1:  # as the base class, never jammed (level 1 is a load)
             acc = self.acc(f"acc{level}")
-            b.store(self.init(), acc)
+            b.store(self.start(level), acc)
             self._fold(level, kept, self._window(level, pos), [], acc, False)
             return b.load(acc, typ=self.ty)
         assert pos is not None
@@ -938,7 +940,7 @@ def row_reduce_emitter(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: I
     if not lanes or not isinstance(r, _LevelOneEmitter):
         return r
     assert source is not None
-    folder = _LaneFolder(b, red, r.init())
+    folder = _LaneFolder(b, red, r.start(1))
     with b.goto_block(entry):
         level1 = u.stack_buffer(b, r.ty, folder.positions, f"level1.{red.name}", align=64)
     base = u.i64(0) if source.skip else \
