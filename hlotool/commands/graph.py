@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from hlotool.ir.module import Module
 
 HELP = "draw the module with Graphviz (fusions as clusters); .svg, .png or .dot by suffix"
-DEFAULT_MAX_NODES = 1500
+#: What dot lays out in seconds even for a training step's crossing edges.
+DEFAULT_MAX_NODES = 300
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
