@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+import threading
 from pathlib import Path
 
 from hlotool.commands.common import EXIT_OK, UsageError, add_input, load
@@ -41,4 +44,11 @@ def run(args: argparse.Namespace) -> int:
     options = DebugOptions(source_name=args._source.name, export_dir=export_dir, rtol=args.rtol,
                            atol=args.atol, seed=args.seed, check_each=args.check_each)
     DebuggerApp(module, pipeline, options).run()
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate()
+           if t is not threading.main_thread()):
+        # A pass still running in a worker thread cannot be interrupted, and Python would
+        # wait for it at exit (the executor joins its threads): leave at once.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_OK)
     return EXIT_OK
