@@ -28,6 +28,8 @@ kernel `arena + offset` (or `output + offset` for a temp whose `home` is an outp
 
 from __future__ import annotations
 
+import bisect
+import heapq
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -131,10 +133,15 @@ class BufferAssignment:
 
     def live_bytes(self) -> list[int]:
         """Arena bytes live at each timeline position."""
-        live = [0] * max(1, len(self.timeline.order))
+        steps = max(1, len(self.timeline.order))
+        change = [0] * (steps + 1)
         for b in self.arena_buffers():
-            for t in range(b.start, b.end + 1):
-                live[t] += b.size
+            change[b.start] += b.size
+            change[b.end + 1] -= b.size
+        live, running = [], 0
+        for t in range(steps):
+            running += change[t]
+            live.append(running)
         return live
 
     def check(self) -> None:
@@ -403,15 +410,25 @@ class _Builder:
 
 
 def _check_disjoint(buffers: list[Buffer], where: str) -> None:
-    ordered = sorted(buffers, key=lambda b: b.offset)
-    for i, a in enumerate(ordered):
-        for b in ordered[i + 1 :]:
-            if b.offset >= a.offset + a.size:
-                break
-            if a.overlaps(b):
+    """Raise ValueError naming two buffers live at once on a common byte. A sweep over
+    time: the buffers live at each moment are kept in offset order, and each new one
+    only needs checking against its neighbours there (the rest are disjoint already)."""
+    live: list[tuple[int, int, Buffer]] = []
+    by_end: list[tuple[int, int, int]] = []
+    for b in sorted(buffers, key=lambda b: (b.start, b.offset, b.id)):
+        while by_end and by_end[0][0] < b.start:
+            _, offset, ident = heapq.heappop(by_end)
+            del live[bisect.bisect_left(live, (offset, ident), key=lambda e: e[:2])]
+        if b.size <= 0:
+            continue
+        at = bisect.bisect_left(live, (b.offset, b.id), key=lambda e: e[:2])
+        for _, _, other in live[max(0, at - 1):at + 1]:
+            if other.overlaps(b):
                 raise ValueError(
-                    f"buffers {a.name} and {b.name} overlap in {where} while both are live"
+                    f"buffers {other.name} and {b.name} overlap in {where} while both are live"
                 )
+        live.insert(at, (b.offset, b.id, b))
+        heapq.heappush(by_end, (b.end, b.offset, b.id))
 
 
 def place_in_outputs(temps: list[Buffer], outputs: list[Buffer]) -> list[Buffer]:
@@ -443,14 +460,35 @@ def place_in_outputs(temps: list[Buffer], outputs: list[Buffer]) -> list[Buffer]
 
 def pack_arena(temps: list[Buffer]) -> int:
     """Place temps by XLA's GlobalDecreasingSizeBestFitHeap; returns the arena size."""
-    placed: list[Buffer] = []
+    placed = _TimeBuckets()
     for b in sorted(temps, key=lambda b: (-b.size, b.start, b.id)):
-        busy = sorted(
-            (p.offset, p.offset + p.size) for p in placed if p.start <= b.end and b.start <= p.end
-        )
+        busy = sorted((p.offset, p.offset + p.size) for p in placed.live_during(b))
         b.offset = _lowest_gap(busy, b.size)
-        placed.append(b)
+        placed.add(b)
     return max((b.offset + b.size for b in temps), default=0)
+
+
+class _TimeBuckets:
+    """Buffers indexed by the stretches of the timeline they are live in, so that
+    finding those live during a range costs what is near it, not every buffer."""
+
+    WIDTH = 64
+
+    def __init__(self) -> None:
+        self.buckets: dict[int, list[Buffer]] = {}
+
+    def add(self, b: Buffer) -> None:
+        for k in range(b.start // self.WIDTH, b.end // self.WIDTH + 1):
+            self.buckets.setdefault(k, []).append(b)
+
+    def live_during(self, b: Buffer) -> list[Buffer]:
+        """Placed buffers whose live range meets `b`'s, each once."""
+        seen: dict[int, Buffer] = {}
+        for k in range(b.start // self.WIDTH, b.end // self.WIDTH + 1):
+            for p in self.buckets.get(k, ()):
+                if p.start <= b.end and b.start <= p.end:
+                    seen[id(p)] = p
+        return list(seen.values())
 
 
 def _lowest_gap(busy: list[tuple[int, int]], size: int) -> int:
