@@ -148,8 +148,11 @@ class BufferAssignment:
         """Raise ValueError if two temps share bytes while both are live, or a temp
         borrowing an output's space is live once the output is."""
         _check_disjoint(self.arena_buffers(), "the arena")
+        homed: dict[int, list[Buffer]] = {}
+        for b in self.of_kind("temp"):
+            homed.setdefault(b.home, []).append(b)
         for out in self.of_kind("output"):
-            residents = [b for b in self.of_kind("temp") if b.home == out.id]
+            residents = homed.get(out.id, [])
             for b in residents:
                 if b.end >= out.start or b.offset + b.size > out.size:
                     raise ValueError(f"{b.name} does not fit in output {out.name}'s space")
@@ -359,12 +362,14 @@ class _Builder:
     # -- 5: buffers and the arena ------------------------------------------------------------
     def finish(self) -> BufferAssignment:
         live_out = {self.find(k) for k in self._live_out()}
+        entry_params = {id(p) for p in self.module.entry.parameters}
         buffers: list[Buffer] = []
         by_value: dict[BufferKey, Buffer] = {}
         for root, members in self.members.items():
             if not any(self.owner[m[0]].shape.subshape(m[1]).is_array for m in members):
                 continue
-            buffer = self._buffer(len(buffers), root, members, root in live_out)
+            buffer = self._buffer(len(buffers), root, members, root in live_out,
+                                  entry_params)
             buffers.append(buffer)
             for m in members:
                 by_value[m] = buffer
@@ -380,14 +385,14 @@ class _Builder:
         assignment.peak_time = live.index(assignment.lower_bound_bytes)
         return assignment
 
-    def _buffer(self, n: int, root: BufferKey, members: list[BufferKey], live_out: bool) -> Buffer:
+    def _buffer(self, n: int, root: BufferKey, members: list[BufferKey], live_out: bool,
+                entry_params: set[int]) -> Buffer:
         def when(k: BufferKey) -> tuple[int, ShapeIndex]:
             times = self.timeline.times.get(k[0])
             return (times[0] if times else -1, k[1])
 
         ordered = sorted(members, key=when)
         opcodes = {self.owner[m[0]].opcode for m in members}
-        entry_params = {id(p) for p in self.module.entry.parameters}
         if any(m[0] in entry_params for m in members):
             kind = "parameter"
         elif O.CONSTANT in opcodes:
@@ -436,22 +441,19 @@ def place_in_outputs(temps: list[Buffer], outputs: list[Buffer]) -> list[Buffer]
     (XLA's buffer assigner reuses live-out allocations the same way); returns the
     temps left for the arena. Largest temps first, each into the smallest output
     with room for its whole live range."""
-    residents: dict[int, list[Buffer]] = {o.id: [] for o in outputs}
+    residents = {o.id: _TimeBuckets() for o in outputs}
     left: list[Buffer] = []
     by_size = sorted(outputs, key=lambda o: (o.size, o.id))
     for b in sorted(temps, key=lambda b: (-b.size, b.start, b.id)):
         for out in by_size:
             if b.end >= out.start or b.size > out.size:
                 continue
-            busy = sorted(
-                (p.offset, p.offset + p.size)
-                for p in residents[out.id]
-                if p.start <= b.end and b.start <= p.end
-            )
+            busy = sorted((p.offset, p.offset + p.size)
+                          for p in residents[out.id].live_during(b))
             offset = _lowest_gap(busy, b.size)
             if offset + b.size <= out.size:
                 b.home, b.offset = out.id, offset
-                residents[out.id].append(b)
+                residents[out.id].add(b)
                 break
         else:
             left.append(b)
