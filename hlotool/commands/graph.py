@@ -4,6 +4,7 @@ clusters; `hlotool graph --diff A B` draws B coloured by what changed since A.""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,11 +59,24 @@ def run(args: argparse.Namespace) -> int:
             drawing = G.draw_diff(before, after, options, names)
         else:
             drawing = G.draw(_load_module(args), options)
-        G.write(drawing, output)
+        _write(drawing, output)
     except (G.GraphError, G.GraphvizMissing, G.RenderError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     print(_summary(drawing, output))
     return EXIT_OK
+
+
+def _write(drawing: Graph, output: str) -> None:
+    """Write the drawing; a spinner on a terminal while Graphviz lays out a big one."""
+    from hlotool import graph as G
+
+    if not sys.stderr.isatty() or len(drawing.nodes) < 100:
+        G.write(drawing, output)
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status(f"Graphviz: laying out {len(drawing.nodes)} nodes…"):
+        G.write(drawing, output)
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
