@@ -128,10 +128,12 @@ def check_module(module: Module, oracle: Oracle | None) -> str:
     return "" if result.ok else f"outputs differ: {result.detail}"
 
 
-def expand(pipeline: Pipeline, module: Module) -> list[Pass]:
+def expand(pipeline: Pipeline, module: Module,
+           progress: Callable[[int, Pass], None] | None = None) -> list[Pass]:
     """The pass applications `pipeline` makes on `module` (fixed-point groups unrolled
     as they actually iterate), found by running it on a clone. A pass that raises ends
-    the list (it is included, so bisecting reaches it)."""
+    the list (it is included, so bisecting reaches it). `progress(count, pass)` is
+    called after each application."""
     from hlotool.ir.structure import clone_module
 
     applied: list[Pass] = []
@@ -140,6 +142,8 @@ def expand(pipeline: Pipeline, module: Module) -> list[Pass]:
 
     def record(p: Pass, m: Module, result: object) -> None:
         applied.append(names.get(id(p), p))
+        if progress is not None:
+            progress(len(applied), p)
 
     try:
         pipeline.run(work, [record])

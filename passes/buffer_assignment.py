@@ -28,6 +28,8 @@ kernel `arena + offset` (or `output + offset` for a temp whose `home` is an outp
 
 from __future__ import annotations
 
+import bisect
+import heapq
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -131,18 +133,26 @@ class BufferAssignment:
 
     def live_bytes(self) -> list[int]:
         """Arena bytes live at each timeline position."""
-        live = [0] * max(1, len(self.timeline.order))
+        steps = max(1, len(self.timeline.order))
+        change = [0] * (steps + 1)
         for b in self.arena_buffers():
-            for t in range(b.start, b.end + 1):
-                live[t] += b.size
+            change[b.start] += b.size
+            change[b.end + 1] -= b.size
+        live, running = [], 0
+        for t in range(steps):
+            running += change[t]
+            live.append(running)
         return live
 
     def check(self) -> None:
         """Raise ValueError if two temps share bytes while both are live, or a temp
         borrowing an output's space is live once the output is."""
         _check_disjoint(self.arena_buffers(), "the arena")
+        homed: dict[int, list[Buffer]] = {}
+        for b in self.of_kind("temp"):
+            homed.setdefault(b.home, []).append(b)
         for out in self.of_kind("output"):
-            residents = [b for b in self.of_kind("temp") if b.home == out.id]
+            residents = homed.get(out.id, [])
             for b in residents:
                 if b.end >= out.start or b.offset + b.size > out.size:
                     raise ValueError(f"{b.name} does not fit in output {out.name}'s space")
@@ -352,12 +362,14 @@ class _Builder:
     # -- 5: buffers and the arena ------------------------------------------------------------
     def finish(self) -> BufferAssignment:
         live_out = {self.find(k) for k in self._live_out()}
+        entry_params = {id(p) for p in self.module.entry.parameters}
         buffers: list[Buffer] = []
         by_value: dict[BufferKey, Buffer] = {}
         for root, members in self.members.items():
             if not any(self.owner[m[0]].shape.subshape(m[1]).is_array for m in members):
                 continue
-            buffer = self._buffer(len(buffers), root, members, root in live_out)
+            buffer = self._buffer(len(buffers), root, members, root in live_out,
+                                  entry_params)
             buffers.append(buffer)
             for m in members:
                 by_value[m] = buffer
@@ -373,14 +385,14 @@ class _Builder:
         assignment.peak_time = live.index(assignment.lower_bound_bytes)
         return assignment
 
-    def _buffer(self, n: int, root: BufferKey, members: list[BufferKey], live_out: bool) -> Buffer:
+    def _buffer(self, n: int, root: BufferKey, members: list[BufferKey], live_out: bool,
+                entry_params: set[int]) -> Buffer:
         def when(k: BufferKey) -> tuple[int, ShapeIndex]:
             times = self.timeline.times.get(k[0])
             return (times[0] if times else -1, k[1])
 
         ordered = sorted(members, key=when)
         opcodes = {self.owner[m[0]].opcode for m in members}
-        entry_params = {id(p) for p in self.module.entry.parameters}
         if any(m[0] in entry_params for m in members):
             kind = "parameter"
         elif O.CONSTANT in opcodes:
@@ -403,15 +415,25 @@ class _Builder:
 
 
 def _check_disjoint(buffers: list[Buffer], where: str) -> None:
-    ordered = sorted(buffers, key=lambda b: b.offset)
-    for i, a in enumerate(ordered):
-        for b in ordered[i + 1 :]:
-            if b.offset >= a.offset + a.size:
-                break
-            if a.overlaps(b):
+    """Raise ValueError naming two buffers live at once on a common byte. A sweep over
+    time: the buffers live at each moment are kept in offset order, and each new one
+    only needs checking against its neighbours there (the rest are disjoint already)."""
+    live: list[tuple[int, int, Buffer]] = []
+    by_end: list[tuple[int, int, int]] = []
+    for b in sorted(buffers, key=lambda b: (b.start, b.offset, b.id)):
+        while by_end and by_end[0][0] < b.start:
+            _, offset, ident = heapq.heappop(by_end)
+            del live[bisect.bisect_left(live, (offset, ident), key=lambda e: e[:2])]
+        if b.size <= 0:
+            continue
+        at = bisect.bisect_left(live, (b.offset, b.id), key=lambda e: e[:2])
+        for _, _, other in live[max(0, at - 1):at + 1]:
+            if other.overlaps(b):
                 raise ValueError(
-                    f"buffers {a.name} and {b.name} overlap in {where} while both are live"
+                    f"buffers {other.name} and {b.name} overlap in {where} while both are live"
                 )
+        live.insert(at, (b.offset, b.id, b))
+        heapq.heappush(by_end, (b.end, b.offset, b.id))
 
 
 def place_in_outputs(temps: list[Buffer], outputs: list[Buffer]) -> list[Buffer]:
@@ -419,22 +441,19 @@ def place_in_outputs(temps: list[Buffer], outputs: list[Buffer]) -> list[Buffer]
     (XLA's buffer assigner reuses live-out allocations the same way); returns the
     temps left for the arena. Largest temps first, each into the smallest output
     with room for its whole live range."""
-    residents: dict[int, list[Buffer]] = {o.id: [] for o in outputs}
+    residents = {o.id: _TimeBuckets() for o in outputs}
     left: list[Buffer] = []
     by_size = sorted(outputs, key=lambda o: (o.size, o.id))
     for b in sorted(temps, key=lambda b: (-b.size, b.start, b.id)):
         for out in by_size:
             if b.end >= out.start or b.size > out.size:
                 continue
-            busy = sorted(
-                (p.offset, p.offset + p.size)
-                for p in residents[out.id]
-                if p.start <= b.end and b.start <= p.end
-            )
+            busy = sorted((p.offset, p.offset + p.size)
+                          for p in residents[out.id].live_during(b))
             offset = _lowest_gap(busy, b.size)
             if offset + b.size <= out.size:
                 b.home, b.offset = out.id, offset
-                residents[out.id].append(b)
+                residents[out.id].add(b)
                 break
         else:
             left.append(b)
@@ -443,14 +462,35 @@ def place_in_outputs(temps: list[Buffer], outputs: list[Buffer]) -> list[Buffer]
 
 def pack_arena(temps: list[Buffer]) -> int:
     """Place temps by XLA's GlobalDecreasingSizeBestFitHeap; returns the arena size."""
-    placed: list[Buffer] = []
+    placed = _TimeBuckets()
     for b in sorted(temps, key=lambda b: (-b.size, b.start, b.id)):
-        busy = sorted(
-            (p.offset, p.offset + p.size) for p in placed if p.start <= b.end and b.start <= p.end
-        )
+        busy = sorted((p.offset, p.offset + p.size) for p in placed.live_during(b))
         b.offset = _lowest_gap(busy, b.size)
-        placed.append(b)
+        placed.add(b)
     return max((b.offset + b.size for b in temps), default=0)
+
+
+class _TimeBuckets:
+    """Buffers indexed by the stretches of the timeline they are live in, so that
+    finding those live during a range costs what is near it, not every buffer."""
+
+    WIDTH = 64
+
+    def __init__(self) -> None:
+        self.buckets: dict[int, list[Buffer]] = {}
+
+    def add(self, b: Buffer) -> None:
+        for k in range(b.start // self.WIDTH, b.end // self.WIDTH + 1):
+            self.buckets.setdefault(k, []).append(b)
+
+    def live_during(self, b: Buffer) -> list[Buffer]:
+        """Placed buffers whose live range meets `b`'s, each once."""
+        seen: dict[int, Buffer] = {}
+        for k in range(b.start // self.WIDTH, b.end // self.WIDTH + 1):
+            for p in self.buckets.get(k, ()):
+                if p.start <= b.end and b.start <= p.end:
+                    seen[id(p)] = p
+        return list(seen.values())
 
 
 def _lowest_gap(busy: list[tuple[int, int]], size: int) -> int:

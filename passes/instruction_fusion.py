@@ -188,13 +188,6 @@ def fusion_kind(comp: Computation) -> str:
     return "kLoop"
 
 
-def hero_count(ins: Instruction, opcodes: frozenset[Opcode]) -> int:
-    """How many of `opcodes` `ins` is or contains (for fusions)."""
-    if ins.opcode is O.FUSION:
-        return sum(1 for i in ins.attrs["calls"].instructions if i.opcode in opcodes)
-    return int(ins.opcode in opcodes)
-
-
 def reuses_operand_elements(consumer: Instruction, number: int) -> bool:
     """Does `consumer` read some element of operand `number` more than once (XLA's
     ReusesOperandElements, looking through fusion parameters)?"""
@@ -448,15 +441,6 @@ def is_growable_fusion(ins: Instruction) -> bool:
     )
 
 
-def is_fusible_consumer(ins: Instruction) -> bool:
-    """A growable fusion or a loop-fusible op with operands."""
-    if ins.control_predecessors or ins.control_successors or has_side_effect(ins):
-        return False
-    if ins.opcode is O.FUSION:
-        return is_growable_fusion(ins)
-    return is_loop_fusible(ins) and ins.operand_count > 0
-
-
 @dataclass
 class BodyFacts:
     """What fusion decisions ask about one fused computation, computed once per
@@ -493,7 +477,7 @@ class FusionFacts:
         return ins.opcode is O.FUSION and self.of(ins).growable
 
     def hero_count(self, ins: Instruction, opcodes: frozenset[Opcode]) -> int:
-        """hero_count for {dot, convolution} or {reduce}, remembered."""
+        """How many of {dot, convolution} or of {reduce} `ins` is or contains."""
         if ins.opcode is not O.FUSION:
             return int(ins.opcode in opcodes)
         facts = self.of(ins)
@@ -514,7 +498,8 @@ class FusionFacts:
         return facts.emissions.get(id(facts.params[number]), 0)
 
     def fusible_consumer(self, ins: Instruction) -> bool:
-        """is_fusible_consumer, remembered for fusions."""
+        """A growable fusion or a loop-fusible op with operands (no control edges, no
+        side effects)."""
         if ins.control_predecessors or ins.control_successors or has_side_effect(ins):
             return False
         if ins.opcode is O.FUSION:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+import threading
 from pathlib import Path
 
 from hlotool.commands.common import EXIT_OK, UsageError, add_input, load

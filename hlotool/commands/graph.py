@@ -4,6 +4,7 @@ clusters; `hlotool graph --diff A B` draws B coloured by what changed since A.""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +16,8 @@ if TYPE_CHECKING:
     from hlotool.ir.module import Module
 
 HELP = "draw the module with Graphviz (fusions as clusters); .svg, .png or .dot by suffix"
-DEFAULT_MAX_NODES = 1500
+#: What dot lays out in seconds even for a training step's crossing edges.
+DEFAULT_MAX_NODES = 300
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -67,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
             drawing = G.draw_diff(before, after, options, names)
         else:
             drawing = G.draw(_load_module(args), options)
-        G.write(drawing, output)
+        _write(drawing, output)
     except (G.GraphError, G.GraphvizMissing, G.RenderError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     print(_summary(drawing, output))
@@ -105,6 +107,19 @@ def _diff_pair(args: argparse.Namespace) -> tuple[str, str]:
         return before, dump_file(args, folder)
     finally:
         args.stage = stage
+
+
+def _write(drawing: Graph, output: str) -> None:
+    """Write the drawing; a spinner on a terminal while Graphviz lays out a big one."""
+    from hlotool import graph as G
+
+    if not sys.stderr.isatty() or len(drawing.nodes) < 100:
+        G.write(drawing, output)
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status(f"Graphviz: laying out {len(drawing.nodes)} nodes…"):
+        G.write(drawing, output)
 
 
 def _check_arguments(args: argparse.Namespace) -> None:

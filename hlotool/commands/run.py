@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -120,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
         from hlotool.commands.opt import apply_passes
 
         # A compiling target always runs its own pipeline (cli.md), after any asked for.
-        apply_passes(module, TARGET_PIPELINES[target], None, verify_each=False)
+        apply_passes(module, TARGET_PIPELINES[target], None, verify_each=False,
+                     progress=sys.stderr.isatty())
     if args.bench < 0:
         raise UsageError("--bench needs a number of runs >= 0")
     from hlotool.semantics import using

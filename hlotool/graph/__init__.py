@@ -50,8 +50,15 @@ def draw(module: Module, options: GraphOptions | None = None) -> Graph:
     options = options or GraphOptions()
     focus = require_instruction(module, options.neighborhood) if options.neighborhood else None
     top = pick_computation(module, options.computation, focus)
-    builder = Builder(top, options.collapse_fusions, title=f"{module.name} · {top.name}")
+    title = f"{module.name} · {top.name}"
+    builder = Builder(top, options.collapse_fusions, title=title)
     graph = builder.build()
+    if focus is None and not options.collapse_fusions and 0 < options.max_nodes < len(
+            graph.instruction_nodes()):
+        # Too big to draw whole: one node per fusion shows more of the module.
+        collapsed = Builder(top, True, title=f"{title} (fusions collapsed)").build()
+        if len(collapsed.instruction_nodes()) < len(graph.instruction_nodes()):
+            graph = collapsed
     if focus is not None:
         seeds = focus_nodes(builder, focus)
         if not seeds:

@@ -26,9 +26,11 @@ def clone_module(module: Module) -> Module:
         c = clone_computation(comp, comp_map)
         comp_map[id(comp)] = c
         new.add_computation(c)
+    by_name = {c.name: c for c in new.computations}
+    instructions = {(c.name, i.name): i for c in new.computations for i in c.instructions}
     for comp in module.computations:
         if comp.fusion_instruction is not None:
-            fusion_owner = _find_clone(new, comp.fusion_instruction)
+            fusion_owner = _find_clone(by_name, instructions, comp.fusion_instruction)
             comp_map[id(comp)].fusion_instruction = fusion_owner
     return new
 
@@ -41,12 +43,13 @@ def _copy_config(module: Module) -> Any:
     return cfg
 
 
-def _find_clone(module: Module, ins: Instruction) -> Instruction | None:
+def _find_clone(by_name: dict[str, Computation],
+                instructions: dict[tuple[str, str], Instruction],
+                ins: Instruction) -> Instruction | None:
     assert ins.parent is not None
-    for c in module.computations:
-        if c.name == ins.parent.name:
-            return c.instruction(ins.name)
-    return None
+    if ins.parent.name not in by_name:
+        return None
+    return instructions[(ins.parent.name, ins.name)]
 
 
 def clone_computation(comp: Computation, comp_map: dict[int, Computation]) -> Computation:

@@ -87,6 +87,13 @@ class StepScreen(Screen[None]):
         error: str = ""
 
     @dataclass
+    class PlanProgress(Message):
+        """Planning has run `count` pass applications, the last one `spec`."""
+
+        count: int
+        spec: str
+
+    @dataclass
     class StepApplied(Message):
         """A pass was applied (node), or it could not be (error)."""
 
@@ -195,8 +202,11 @@ class StepScreen(Screen[None]):
         """Find the pipeline's pass applications (fixed points unrolled)."""
         from hlotool.bisect import expand
 
+        def progress(count: int, p: Any) -> None:
+            self.post_message(self.PlanProgress(count, p.spec))
+
         try:
-            plan = expand(self.debugger.pipeline, self.session.root.module)
+            plan = expand(self.debugger.pipeline, self.session.root.module, progress)
         except Exception as exc:
             self.post_message(self.PlanReady([], f"cannot expand the pipeline: {exc}"))
             return
@@ -377,6 +387,12 @@ class StepScreen(Screen[None]):
                                       f"(000-input.hlo … {last})"))
 
     # -- messages --------------------------------------------------------------------------
+    @on(PlanProgress)
+    def _plan_progress(self, message: PlanProgress) -> None:
+        if not self._ready:
+            self.set_status(f"planning the pipeline: {message.count} pass applications, "
+                            f"last {message.spec}…")
+
     @on(PlanReady)
     def _plan_ready(self, message: PlanReady) -> None:
         self.session.plan = message.plan
