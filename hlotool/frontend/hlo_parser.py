@@ -21,6 +21,7 @@ from hlotool.frontend.lark_support import syntax_error
 from hlotool.grammar_cache import cached_lark
 from hlotool.frontend.hlo_lexer import (
     FUSE,
+    numeric_block,
     LINE_ATTR,
     HloLexer,
     blob_attr,
@@ -375,6 +376,8 @@ class _Builder(Transformer[Token, Any]):
 
     # -- literals -------------------------------------------------------------------------------
     def lit_brace(self, c: list[Any]) -> tuple[str, list[Any]]:
+        if len(c) == 1 and isinstance(c[0], Token) and c[0].type == "LIT_BLOCK":
+            return numeric_block(str(c[0]))
         items = [x for x in c if not (isinstance(x, Token) and x.type == "LAYOUT_LBRACE")]
         return ("{", items)
 
