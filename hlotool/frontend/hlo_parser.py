@@ -18,14 +18,13 @@ from lark.exceptions import UnexpectedInput
 
 from hlotool.diagnostics import HloError, error_at
 from hlotool.frontend.lark_support import syntax_error
-from hlotool.grammar_cache import cached_lark
 from hlotool.frontend.hlo_lexer import (
     FUSE,
-    numeric_block,
     LINE_ATTR,
     HloLexer,
     blob_attr,
     make_token,
+    numeric_block,
     simple_attr,
     simple_head,
 )
@@ -41,6 +40,7 @@ from hlotool.frontend.hlo_ast import (
     OperandRef,
     SliceAst,
 )
+from hlotool.grammar_cache import cached_lark
 from hlotool.ir.types import UNBOUNDED, Layout, PrimitiveType, Shape, SplitConfig, Tile
 
 GRAMMAR_DIR = Path(str(resources.files("hlotool.grammar")))

@@ -19,7 +19,6 @@ from lark.exceptions import UnexpectedInput
 
 from hlotool.diagnostics import HloError, error_at
 from hlotool.frontend.lark_support import syntax_error
-from hlotool.grammar_cache import cached_lark
 from hlotool.frontend.stablehlo_ast import (
     ArgAst,
     BlockArg,
@@ -60,6 +59,7 @@ from hlotool.frontend.stablehlo_ast import (
     WordAttr,
 )
 from hlotool.frontend.stablehlo_pretty import normalize_pretty, reduce_from_pretty
+from hlotool.grammar_cache import cached_lark
 
 GRAMMAR_DIR = Path(str(resources.files("hlotool.grammar")))
 _HEADER = "header"
