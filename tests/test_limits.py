@@ -175,3 +175,11 @@ def test_large_hlo_constants_parse_at_numpy_speed() -> None:
     got = module.entry.root.literal.array  # type: ignore[union-attr]
     np.testing.assert_array_equal(got, values)
     assert elapsed < 5.0  # ~0.2 s on an idle core; 13 s element by element
+
+
+def test_liveness_follows_calls_deeper_than_64() -> None:
+    """`memory` used to stop at 64 nested calls with an internal error."""
+    from hlotool.analysis.liveness import Timeline
+
+    timeline = Timeline.of(parse_hlo(_call_chain(100)))
+    assert len(timeline.order) == 2 * 101  # two instructions in each of 101 computations
