@@ -43,7 +43,12 @@ def run_interruptibly(work: Callable[[], int], timeout: float | None, *,
     sys.setrecursionlimit(max(old_limit, WORKER_RECURSION_LIMIT))
     try:
         worker = threading.Thread(target=target, name="hlotool-command", daemon=True)
-        worker.start()
+        try:
+            worker.start()
+        except RuntimeError:  # no room for the large stack (ulimit -v): the default one
+            threading.stack_size(old_stack)
+            worker = threading.Thread(target=target, name="hlotool-command", daemon=True)
+            worker.start()
         threading.stack_size(old_stack)
         while worker.is_alive():
             wait = _SLICE if deadline is None else min(_SLICE, deadline - time.monotonic())

@@ -3,8 +3,10 @@
 Both caches (the grammar tables, which are pickled, and the CPU target's object code,
 which is loaded as machine code) go through a `SealedDir`. A file is read only when
 
-* its directory is owned by this process's user and private (mode 0700: a directory
-  of ours with looser bits is tightened; one of another user is not used);
+* its directory is owned by this process's user and nobody else may write into it
+  (hlotool creates its directories with mode 0700; it never changes the mode of an
+  existing one: a directory of another user, or one that group or others may write,
+  such as /tmp, is not used);
 * the file is a regular file (not a symlink) owned by this user and writable by nobody
   else;
 * its header carries an HMAC-SHA256 of its contents under this directory's secret key
@@ -38,8 +40,8 @@ def notice(message: str) -> None:
 
 
 def _private_dir(path: Path) -> bool:
-    """Make `path` (and missing parents) and check that it is ours and private;
-    tighten an own directory to 0700. False (with a notice) when it cannot be used."""
+    """Make `path` (and missing parents, mode 0700) and check that it is ours and that
+    nobody else may write into it. False (with a notice) when it cannot be used."""
     try:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
         st = os.lstat(path)
@@ -52,12 +54,10 @@ def _private_dir(path: Path) -> bool:
     if st.st_uid != os.getuid():
         notice(f"cache directory {path} belongs to another user; not caching")
         return False
-    if st.st_mode & 0o077:
-        try:
-            os.chmod(path, 0o700)
-        except OSError:
-            notice(f"cache directory {path} is not private and cannot be made so; not caching")
-            return False
+    if st.st_mode & 0o022:
+        notice(f"cache directory {path} is writable by others (mode "
+               f"{stat.S_IMODE(st.st_mode):o}); not caching (use a private directory)")
+        return False
     return True
 
 

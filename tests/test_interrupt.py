@@ -56,7 +56,11 @@ def test_ctrl_c_stops_an_endless_native_while_loop(tmp_path: Path) -> None:
     """The while loop is one compiled function that never returns; SIGINT still ends the
     process with 130 well within a second."""
     proc = _start(tmp_path)
-    time.sleep(6)  # imports, the cpu pipeline and compilation; then it loops
+    deadline = time.monotonic() + 60
+    # Compiled code is stored in the cache just before it runs: wait for that, then a bit.
+    while not list((tmp_path / "cache").rglob("*.entry")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1)
     assert proc.poll() is None
     os.kill(proc.pid, signal.SIGINT)
     sent = time.monotonic()
@@ -72,7 +76,7 @@ def test_timeout_stops_an_endless_native_while_loop(tmp_path: Path) -> None:
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 124
     assert "timed out after 4 s" in err
-    assert 4 <= time.monotonic() - started < 7
+    assert 4 <= time.monotonic() - started < 14  # 4 s, plus start-up on a loaded machine
 
 
 def test_the_endless_loop_is_one_native_function() -> None:

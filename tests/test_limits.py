@@ -159,3 +159,27 @@ def test_unbounded_stablehlo_runs_specialized_to_its_inputs(tmp_path: Path) -> N
     assert main(["run", path, "--target", "interp", "--inputs", str(inputs),
                  "--output", str(out)]) == 0
     np.testing.assert_array_equal(values_io.load_npz(out)["out0"], np.concatenate([a, b]))
+
+
+def test_large_hlo_constants_parse_at_numpy_speed() -> None:
+    """A long literal of plain numbers is read whole (one lexer token, split by numpy and
+    str.split), not element by element through the grammar."""
+    rng = np.random.default_rng(0)
+    values = rng.standard_normal((400, 500)).astype(np.float32)
+    rows = ",".join("{" + ",".join(repr(float(v)) for v in row) + "}" for row in values)
+    text = f"HloModule c\nENTRY e {{\n  ROOT c = f32[400,500] constant({{{rows}}})\n}}\n"
+    parse_hlo("HloModule w\nENTRY e {\n  ROOT a = f32[] parameter(0)\n}\n")  # warm
+    started = time.monotonic()
+    module = parse_hlo(text)
+    elapsed = time.monotonic() - started
+    got = module.entry.root.literal.array  # type: ignore[union-attr]
+    np.testing.assert_array_equal(got, values)
+    assert elapsed < 5.0  # ~0.2 s on an idle core; 13 s element by element
+
+
+def test_liveness_follows_calls_deeper_than_64() -> None:
+    """`memory` used to stop at 64 nested calls with an internal error."""
+    from hlotool.analysis.liveness import Timeline
+
+    timeline = Timeline.of(parse_hlo(_call_chain(100)))
+    assert len(timeline.order) == 2 * 101  # two instructions in each of 101 computations

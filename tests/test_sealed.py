@@ -28,12 +28,25 @@ def test_round_trip_and_private_layout(tmp_path: Path) -> None:
     assert store.read("missing") is None
 
 
-def test_a_loose_directory_of_ours_is_tightened(tmp_path: Path) -> None:
+def test_a_directory_others_may_write_is_not_used(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
     root = tmp_path / "cache"
-    root.mkdir(mode=0o777)
-    os.chmod(root, 0o777)
-    assert SealedDir.open(root) is not None
-    assert stat.S_IMODE(os.stat(root).st_mode) == 0o700
+    root.mkdir()
+    os.chmod(root, 0o1777)
+    assert SealedDir.open(root) is None
+    assert "writable by others (mode 1777)" in capsys.readouterr().err
+    assert stat.S_IMODE(os.stat(root).st_mode) == 0o1777
+
+
+def test_an_existing_directory_is_used_as_it_is(tmp_path: Path) -> None:
+    root = tmp_path / "cache"
+    root.mkdir()
+    os.chmod(root, 0o755)
+    store = SealedDir.open(root)
+    assert store is not None
+    store.write("e", b"data")
+    assert store.read("e") == b"data"
+    assert stat.S_IMODE(os.stat(root).st_mode) == 0o755
 
 
 @pytest.mark.parametrize("damage", ["flip", "truncate", "random", "unsealed", "empty", "append"])

@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from hlotool.diagnostics import HloError
 from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.module import Module
 from hlotool.ir.opcodes import ELEMENTWISE, Opcode
 from hlotool.ir.types import Shape
+from hlotool.limits import MAX_CALL_DEPTH
 
 O = Opcode
 
@@ -313,8 +315,8 @@ class Timeline:
         return t
 
     def _visit(self, comp: Computation, depth: int) -> None:
-        if depth > 64:
-            raise ValueError(f"control flow nests too deeply at {comp.name}")
+        if depth > MAX_CALL_DEPTH:  # the verifier refuses deeper modules
+            raise HloError(f"control flow nests more than {MAX_CALL_DEPTH} deep at {comp.name}")
         start = len(self.order)
         for ins in comp.instructions:
             for callee in control_flow_callees(ins):

@@ -43,6 +43,10 @@ _ARRAY_SHAPE = re.compile(
 )
 _INT_LIST = re.compile(r"\{[ \t\r\n]*(?:-?\d+(?:[ \t\r\n]*,[ \t\r\n]*-?\d+)*)?[ \t\r\n]*\}")
 _LAYOUT_AHEAD = re.compile(r"\{[ \t\r\n]*[\d:]")
+#: A literal of plain numbers, commas and braces (read as one LIT_BLOCK token).
+_NUMERIC_BLOCK = re.compile(r"\{[-+0-9eE.,{}\s]*")
+#: Literals with fewer elements go through the grammar (finer error positions).
+_BLOCK_MIN_COMMAS = 256
 _BUFFER_AHEAD = re.compile(r"b[ \t\r\n]*\(")
 _DEF_AHEAD = re.compile(r"[ \t\r\n]*=")
 _OPERAND_LIST = re.compile(
@@ -210,6 +214,41 @@ def _simple_ok(m: re.Match[str]) -> bool:
     return not body or body[0] not in "-0123456789"
 
 
+def _numeric_block_end(text: str, pos: int) -> int:
+    """End of the balanced numeric literal `{...}` at pos, or 0 when it is short or holds
+    anything but numbers, commas and braces."""
+    m = _NUMERIC_BLOCK.match(text, pos)
+    if m is None or text.count(",", pos, m.end()) < _BLOCK_MIN_COMMAS:
+        return 0
+    depth = 0
+    for brace in _BRACE.finditer(text, pos, m.end()):
+        depth += 1 if brace.group() == "{" else -1
+        if depth == 0:
+            return brace.end()
+    return 0
+
+
+_BRACE = re.compile(r"[{}]")
+_BRACE_SPLIT = re.compile(r"([{}])")
+
+
+def numeric_block(text: str) -> tuple[str, list[object]]:
+    """A LIT_BLOCK's text as the parser's literal tree: `("{", items)` groups of number
+    strings, built with a stack (no recursion, no token per element)."""
+    root: list[object] = []
+    stack = [root]
+    for piece in _BRACE_SPLIT.split(text[1:-1]):
+        if piece == "{":
+            group: list[object] = []
+            stack[-1].append(("{", group))
+            stack.append(group)
+        elif piece == "}":
+            stack.pop()
+        else:
+            stack[-1].extend(piece.replace(",", " ").split())
+    return ("{", root)
+
+
 def _scan_blob(text: str, pos: int) -> int:
     """End of the brace-balanced blob starting at text[pos] == '{' (strings skipped), or -1."""
     depth = 0
@@ -361,7 +400,7 @@ class HloLexer(Lexer):
             if kind in ("SIMPLE_ATTR", "BLOB_ATTR") and not would_shift(states, stack, kind):
                 kind, value = "COMMA", ","
             tok = make_token(kind, value, pos, line, col)
-            newlines = value.count("\n") if kind in ("BLOB", "STRING") else 0
+            newlines = value.count("\n") if kind in ("BLOB", "STRING", "LIT_BLOCK") else 0
             if newlines:
                 line += newlines
                 line_start = pos + value.rfind("\n") + 1
@@ -482,6 +521,10 @@ class HloLexer(Lexer):
         raise UnexpectedCharacters(text, pos, line, col, allowed=set(accepts) & self.terminals)
 
     def _brace(self, text: str, pos: int, accepts: dict[str, Any]) -> tuple[str, str]:
+        if "LIT_BLOCK" in accepts and FUSE.on:
+            end = _numeric_block_end(text, pos)
+            if end > 0:
+                return "LIT_BLOCK", text[pos:end]
         if "BLOB" in accepts and "LBRACE" not in accepts:
             end = _scan_blob(text, pos)
             if end > 0:

@@ -26,6 +26,7 @@ from hlotool.hlo.lexer import (
     HloLexer,
     blob_attr,
     make_token,
+    numeric_block,
     simple_attr,
     simple_head,
 )
@@ -41,6 +42,7 @@ from hlotool.hlo.ast import (
     OperandRef,
     SliceAst,
 )
+from hlotool.grammar_cache import cached_lark
 from hlotool.ir.types import UNBOUNDED, Layout, PrimitiveType, Shape, SplitConfig, Tile
 
 GRAMMAR_DIR = Path(str(resources.files("hlotool.grammar")))
@@ -367,6 +369,8 @@ class _Builder(Transformer[Token, Any]):
 
     # -- literals -------------------------------------------------------------------------------
     def lit_brace(self, c: list[Any]) -> tuple[str, list[Any]]:
+        if len(c) == 1 and isinstance(c[0], Token) and c[0].type == "LIT_BLOCK":
+            return numeric_block(str(c[0]))
         items = [x for x in c if not (isinstance(x, Token) and x.type == "LAYOUT_LBRACE")]
         return ("{", items)
 

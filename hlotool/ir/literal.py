@@ -256,6 +256,8 @@ def _bulk_array(
     try:
         if dtype is np.int64:
             return np.fromiter(map(int, strings), np.int64, len(strings))
+        if dtype is np.float64:
+            return np.fromiter(map(float, strings), np.float64, len(strings))
         return np.array(strings, dtype=str).astype(dtype)
     except (ValueError, OverflowError):
         return None
