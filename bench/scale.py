@@ -238,12 +238,12 @@ def main() -> None:
                 rows.setdefault(stage, [float("nan")] * (len(counts) - 1)).append(seconds)
             for seconds in rows.values():
                 seconds.extend([float("nan")] * (len(counts) - len(seconds)))
+            results[family] = {"instructions": counts, "seconds": rows}
+            if args.json:  # after every size, so a long run that is stopped keeps its data
+                args.json.write_text(json.dumps(results, indent=1))
         console.print(report(family, counts, rows))
         for line in verdicts(counts, rows):
             console.print(f"  {line}")
-        results[family] = {"instructions": counts, "seconds": rows}
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1))
 
 
 if __name__ == "__main__":
