@@ -19,10 +19,9 @@ import re
 from hlotool.diagnostics import HloError
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.module import Module
+from hlotool.ir.depth import MAX_CALL_DEPTH, MAX_SHAPE_DEPTH  # noqa: F401 (re-exported)
 from hlotool.ir.types import Shape
 
-MAX_SHAPE_DEPTH = 1000
-MAX_CALL_DEPTH = 4000
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 

@@ -18,7 +18,7 @@ from hlotool.ir.instruction import Instruction
 from hlotool.ir.module import Module
 from hlotool.ir.opcodes import ELEMENTWISE, Opcode
 from hlotool.ir.types import Shape
-from hlotool.limits import MAX_CALL_DEPTH
+from hlotool.ir.depth import MAX_CALL_DEPTH
 
 O = Opcode
 

@@ -74,9 +74,9 @@ def run(args: argparse.Namespace) -> int:
     check_output(args.output)
     module = load(args)
     with Console(stderr=True).status(f"compiling {module.name} for the host CPU"):
-        # Never from the disk cache: it keeps object code, not the IR or assembly shown.
-        ex = compile_module(module, keep_asm=args.emit == "asm", cache=False,
-                            autotune=args.autotune,
+        # keep_asm: generate the code again even on a disk-cache hit (the cache keeps
+        # object code and the tuning choices, not the IR or assembly shown here).
+        ex = compile_module(module, keep_asm=True, autotune=args.autotune,
                             autotune_budget=args.autotune_budget)
     if ex.library is None:
         raise UsageError(f"nothing in {module.name} compiles natively for {args.target} yet")
