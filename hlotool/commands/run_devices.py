@@ -107,6 +107,9 @@ def _report(module: Module, args: argparse.Namespace, target: str, result: Any) 
         return status
     from hlotool.report import print_comparison, print_outputs
 
+    cfg = module.config
+    print(f"hlotool: {module.name} ran on {report['devices']} devices ({cfg.replica_count} "
+          f"replica(s) x {cfg.num_partitions} partition(s)) on {target}", file=sys.stderr)
     if not args.output:
         print_outputs(outputs)
     if "comparison" in report:
