@@ -74,11 +74,7 @@ class Evaluator:
 
     def call(self, comp: Computation, args: Sequence[Value]) -> Value:
         """Evaluate a computation on argument values (one per parameter)."""
-        env: dict[int, Value] = {}
-        for p in comp.parameters:
-            if p.parameter_number >= len(args):
-                raise Unsupported(f"{comp.name} expects {comp.num_parameters} arguments, got {len(args)}")
-            env[id(p)] = args[p.parameter_number]
+        env = self.bind_parameters(comp, args)
         for ins in self._order(comp):
             if ins.opcode is Opcode.PARAMETER:
                 continue
@@ -93,6 +89,16 @@ class Evaluator:
                 raise _at(exc, ins) from None
         assert comp.root is not None
         return env[id(comp.root)]
+
+    @staticmethod
+    def bind_parameters(comp: Computation, args: Sequence[Value]) -> dict[int, Value]:
+        """The environment of one call: id(parameter) -> its argument."""
+        env: dict[int, Value] = {}
+        for p in comp.parameters:
+            if p.parameter_number >= len(args):
+                raise Unsupported(f"{comp.name} expects {comp.num_parameters} arguments, got {len(args)}")
+            env[id(p)] = args[p.parameter_number]
+        return env
 
     def _order(self, comp: Computation) -> list[Instruction]:
         key = id(comp)

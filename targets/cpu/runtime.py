@@ -211,11 +211,7 @@ class CpuExecutable(Executable, Evaluator):
         return self._schedule
 
     def call(self, comp: Computation, args: Sequence[Value]) -> Value:
-        env: dict[int, Value] = {}
-        for p in comp.parameters:
-            if p.parameter_number >= len(args):
-                raise Unsupported(f"{comp.name} expects {comp.num_parameters} arguments, got {len(args)}")
-            env[id(p)] = args[p.parameter_number]
+        env = self.bind_parameters(comp, args)
         for ins in self._order(comp):
             if ins.opcode is Opcode.PARAMETER:
                 continue

@@ -58,11 +58,7 @@ class GpuExecutable(Executable, Evaluator):
             return Evaluator.run(self, args)
 
     def call(self, comp: Any, args: Sequence[Value]) -> Value:
-        env: dict[int, Value] = {}
-        for p in comp.parameters:
-            if p.parameter_number >= len(args):
-                raise Unsupported(f"{comp.name} expects {comp.num_parameters} arguments, got {len(args)}")
-            env[id(p)] = args[p.parameter_number]
+        env = self.bind_parameters(comp, args)
         for ins in self._order(comp):
             if ins.opcode is Opcode.PARAMETER:
                 continue
