@@ -18,6 +18,7 @@ reduction.py), which follow XLA:CPU:
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -127,6 +128,83 @@ def index_starts(em: ElementalEmitter, indices: Instruction, to_operand: Sequenc
             at.insert(ivd, index_constant(k))
         starts[d] = as_i64(em.b, em.value(indices, tuple(at)), t)
     return starts
+
+
+@dataclass(frozen=True, slots=True)
+class ScatterGeometry:
+    """Where a scatter's update elements land: XLA's ScatterLoopEmitter loops over the
+    scatter dims of the updates (`scatter_dims`), then over their window dims (`uwd`)."""
+
+    op: Instruction
+    dims: tuple[int, ...]
+    udims: tuple[int, ...]
+    uwd: list[int]
+    scatter_dims: list[int]
+    window_dims: list[int]
+    sizes: list[int]
+
+    @classmethod
+    def of(cls, op: Instruction) -> ScatterGeometry:
+        a = op.attrs
+        n = op.operand_count // 2
+        dims = op.operand(0).shape.dimensions
+        udims = op.operand(n + 1).shape.dimensions
+        uwd = list(a["update_window_dims"])
+        batching = list(a.get("input_batching_dims", ()))
+        window_dims = [d for d in range(len(dims))
+                       if d not in a["inserted_window_dims"] and d not in batching]
+        sizes = [1] * len(dims)
+        for d, w in zip(window_dims, uwd, strict=True):
+            sizes[d] = udims[w]
+        return cls(op, tuple(dims), tuple(udims), uwd,
+                   [d for d in range(len(udims)) if d not in uwd], window_dims, sizes)
+
+    def starts(self, em: ElementalEmitter, batch: Index) -> dict[int, ir.Value]:
+        """Start index (i64, unclamped) of every operand dim that has one."""
+        a = self.op.attrs
+        indices = self.op.operand(self.op.operand_count // 2)
+        ivd = a["index_vector_dim"]
+        starts = index_starts(em, indices, a["scatter_dims_to_operand_dims"], list(batch), ivd)
+        for d, idim in zip(a.get("input_batching_dims", ()),
+                           a.get("scatter_indices_batching_dims", ()), strict=True):
+            starts[d] = batch[idim if idim < ivd else idim - 1]
+        return starts
+
+    def fits(self, b: ir.IRBuilder, starts: dict[int, ir.Value]) -> ir.Value:
+        """i1: the whole window at `starts` lies inside the operand (else XLA skips it)."""
+        ok: ir.Value = ir.Constant(u.I1, 1)
+        for d, s in starts.items():
+            ok = b.and_(ok, b.and_(b.icmp_signed(">=", s, u.i64(0)),
+                                   b.icmp_signed("<=", s, u.i64(self.dims[d] - self.sizes[d]))))
+        return ok
+
+    def positions(self, b: ir.IRBuilder, batch: Index, starts: dict[int, ir.Value],
+                  w: Index) -> tuple[tuple[ir.Value, ...], tuple[ir.Value, ...]]:
+        """(index into the updates, index into the operand) of window element `w`."""
+        at: list[ir.Value] = [u.i64(0)] * len(self.udims)
+        for k, d in enumerate(self.scatter_dims):
+            at[d] = batch[k]
+        for k, d in enumerate(self.uwd):
+            at[d] = w[k]
+        target: list[ir.Value] = []
+        for d in range(len(self.dims)):
+            v = starts.get(d, index_constant(0))
+            if d in self.window_dims:
+                v = b.add(v, w[self.window_dims.index(d)])
+            target.append(v)
+        return tuple(at), tuple(target)
+
+    def loop(self, b: ir.IRBuilder, em: ElementalEmitter,
+             per_element: Callable[[Index, Index], None]) -> None:
+        """Per scatter index in order, per element of its window if it fits:
+        per_element(update index, operand index)."""
+        def per_index(batch: Index) -> None:
+            starts = self.starts(em, batch)
+            with b.if_then(self.fits(b, starts)):
+                loop_nest(b, [self.udims[w] for w in self.uwd],
+                          lambda w: per_element(*self.positions(b, batch, starts, w)), name="w")
+
+        loop_nest(b, [self.udims[d] for d in self.scatter_dims], per_index, name="s")
 
 
 def _gather(em: ElementalEmitter, ins: Instruction, index: Index) -> ir.Value:

@@ -49,10 +49,9 @@ from hlotool.targets.llvm.elemental import (
     linear_index,
 )
 from hlotool.targets.llvm.indexing import (
+    ScatterGeometry,
     call_scalar,
     clamp,
-    index_constant,
-    index_starts,
     is_int,
     loop_nest,
     start_values,
@@ -315,53 +314,19 @@ def _emit_dus(em: ElementalEmitter, op: Instruction, out: ir.Value) -> None:
 def _emit_scatter(em: ElementalEmitter, op: Instruction, outs: list[ir.Value]) -> None:
     """For each scatter index in order: if its window fits, combine every window element
     into the outputs in order (XLA's ScatterLoopEmitter, one element at a time)."""
-    b, a = em.b, op.attrs
+    b = em.b
     n = op.operand_count // 2
-    bases, indices, updates = op.operands[:n], op.operand(n), op.operands[n + 1:]
-    dims = bases[0].shape.dimensions
-    rank = len(dims)
-    uwd = list(a["update_window_dims"])
-    udims = updates[0].shape.dimensions
-    scatter_dims = [d for d in range(len(udims)) if d not in uwd]
-    input_batching = list(a.get("input_batching_dims", ()))
-    window_dims = [d for d in range(rank)
-                   if d not in a["inserted_window_dims"] and d not in input_batching]
-    sizes = [1] * rank
-    for d, w in zip(window_dims, uwd, strict=True):
-        sizes[d] = udims[w]
-    comp: Computation = a["to_apply"]
+    bases, updates = op.operands[:n], op.operands[n + 1:]
+    comp: Computation = op.attrs["to_apply"]
 
-    def per_index(batch: Index) -> None:
-        starts = _scatter_starts(em, op, batch)
-        fits: ir.Value = ir.Constant(u.I1, 1)
-        for d, s in starts.items():
-            ok = b.and_(b.icmp_signed(">=", s, u.i64(0)),
-                        b.icmp_signed("<=", s, u.i64(dims[d] - sizes[d])))
-            fits = b.and_(fits, ok)
-        with b.if_then(fits):
-            loop_nest(b, [udims[w] for w in uwd], lambda w: per_element(batch, starts, w),
-                       name="w")
-
-    def per_element(batch: Index, starts: dict[int, ir.Value], w: Index) -> None:
-        at: list[ir.Value] = [u.i64(0)] * len(udims)
-        for k, d in enumerate(scatter_dims):
-            at[d] = batch[k]
-        for k, d in enumerate(uwd):
-            at[d] = w[k]
-        target: list[ir.Value] = []
-        for d in range(rank):
-            v = starts.get(d, index_constant(0))
-            if d in window_dims:
-                v = b.add(v, w[window_dims.index(d)])
-            target.append(v)
-        ptrs = [_element_ptr(b, o, x.shape, tuple(target))
-                for o, x in zip(outs, bases, strict=True)]
+    def per_element(at: Index, target: Index) -> None:
+        ptrs = [_element_ptr(b, o, x.shape, target) for o, x in zip(outs, bases, strict=True)]
         current = [_load(b, p, x.shape.element_type) for p, x in zip(ptrs, bases, strict=True)]
-        new = [em.value(x, tuple(at)) for x in updates]
+        new = [em.value(x, at) for x in updates]
         for p, v in zip(ptrs, call_scalar(b, comp, [*current, *new]), strict=True):
             b.store(b.zext(v, u.I8) if v.type == u.I1 else v, p)
 
-    loop_nest(b, [udims[d] for d in scatter_dims], per_index, name="s")
+    ScatterGeometry.of(op).loop(b, em, per_element)
 
 
 def _emit_select_and_scatter(em: ElementalEmitter, op: Instruction, out: ir.Value) -> None:
@@ -440,18 +405,6 @@ def _emit_variadic_reduce_window(em: ElementalEmitter, op: Instruction,
             b.store(b.select(valid, x, y), acc)
 
     loop_nest(b, shapes[0].dimensions, per_output, name="o")
-
-
-def _scatter_starts(em: ElementalEmitter, op: Instruction, batch: Index) -> dict[int, ir.Value]:
-    """Start index (i64, unclamped) of every operand dim that has one."""
-    a = op.attrs
-    indices = op.operand(op.operand_count // 2)
-    ivd = a["index_vector_dim"]
-    starts = index_starts(em, indices, a["scatter_dims_to_operand_dims"], list(batch), ivd)
-    for d, idim in zip(a.get("input_batching_dims", ()), a.get("scatter_indices_batching_dims", ()),
-                       strict=True):
-        starts[d] = batch[idim if idim < ivd else idim - 1]
-    return starts
 
 
 def _load(b: ir.IRBuilder, ptr: ir.Value, t: PrimitiveType) -> ir.Value:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import math
 
-from llvmlite import ir
-
 from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
@@ -23,11 +21,9 @@ from hlotool.targets.gpu.kernels.loop import inputs_map, store
 from hlotool.targets.llvm import irutils as u
 from hlotool.targets.llvm.elemental import Index, linear_index
 from hlotool.targets.llvm.indexing import (
+    ScatterGeometry,
     call_scalar,
-    index_constant,
-    index_starts,
     is_int,
-    loop_nest,
     unsupported_combiner,
 )
 
@@ -50,20 +46,11 @@ def unsupported_scatter(op: Instruction) -> str | None:
 
 def scatter_kernel(name: str, op: Instruction, source: str = "") -> Kernel:
     """The kernel of scatter `op`; buffers: its operands, then one output per operand."""
-    a = op.attrs
     n = op.operand_count // 2
-    bases, indices, updates = op.operands[:n], op.operand(n), op.operands[n + 1:]
-    dims = bases[0].shape.dimensions
-    rank = len(dims)
-    uwd = list(a["update_window_dims"])
-    udims = updates[0].shape.dimensions
-    scatter_dims = [d for d in range(len(udims)) if d not in uwd]
-    batching = list(a.get("input_batching_dims", ()))
-    window_dims = [d for d in range(rank) if d not in a["inserted_window_dims"] and d not in batching]
-    sizes = [1] * rank
-    for d, w in zip(window_dims, uwd, strict=True):
-        sizes[d] = udims[w]
-    comp: Computation = a["to_apply"]
+    bases, updates = op.operands[:n], op.operands[n + 1:]
+    geometry = ScatterGeometry.of(op)
+    dims = geometry.dims
+    comp: Computation = op.attrs["to_apply"]
     inputs = list(op.operands)
     out0 = len(inputs)
 
@@ -81,32 +68,8 @@ def scatter_kernel(name: str, op: Instruction, source: str = "") -> Kernel:
         with b.if_then(b.icmp_unsigned("==", ctx.thread, u.i64(0))):
             em = GpuElementalEmitter(b, inputs_map(ctx, inputs))
 
-            def per_index(batch: Index) -> None:
-                ivd = a["index_vector_dim"]
-                starts = index_starts(em, indices, a["scatter_dims_to_operand_dims"], list(batch), ivd)
-                for d, idim in zip(batching, a.get("scatter_indices_batching_dims", ()), strict=True):
-                    starts[d] = batch[idim if idim < ivd else idim - 1]
-                fits: ir.Value = ir.Constant(u.I1, 1)
-                for d, s in starts.items():
-                    fits = b.and_(fits, b.and_(b.icmp_signed(">=", s, u.i64(0)),
-                                               b.icmp_signed("<=", s, u.i64(dims[d] - sizes[d]))))
-                with b.if_then(fits):
-                    loop_nest(b, [udims[w] for w in uwd], lambda w: per_element(batch, starts, w),
-                              name="w")
-
-            def per_element(batch: Index, starts: dict[int, ir.Value], w: Index) -> None:
-                at: list[ir.Value] = [u.i64(0)] * len(udims)
-                for k, d in enumerate(scatter_dims):
-                    at[d] = batch[k]
-                for k, d in enumerate(uwd):
-                    at[d] = w[k]
-                target = []
-                for d in range(rank):
-                    v = starts.get(d, index_constant(0))
-                    if d in window_dims:
-                        v = b.add(v, w[window_dims.index(d)])
-                    target.append(v)
-                lin = linear_index(b, dims, tuple(target))
+            def per_element(at: Index, target: Index) -> None:
+                lin = linear_index(b, dims, target)
                 inner = GpuElementalEmitter(b, inputs_map(ctx, inputs))
                 current = []
                 for k, x in enumerate(bases):
@@ -114,10 +77,10 @@ def scatter_kernel(name: str, op: Instruction, source: str = "") -> Kernel:
                     ty = u.storage_type(t)
                     v = b.load(b.gep(ctx.param(out0 + k), [lin], source_etype=ty), typ=ty)
                     current.append(b.trunc(v, u.I1) if v.type != u.value_type(t) else v)
-                new = [inner.value(x, tuple(at)) for x in updates]
+                new = [inner.value(x, at) for x in updates]
                 for k, v in enumerate(call_scalar(b, comp, [*current, *new])):
                     store(b, ctx.param(out0 + k), lin, bases[k].shape.element_type, v)
 
-            loop_nest(b, [udims[d] for d in scatter_dims], per_index, name="s")
+            geometry.loop(b, em, per_element)
 
     return Kernel(name, len(inputs) + n, BLOCK, 1, [copy, apply], source=source)
