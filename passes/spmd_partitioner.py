@@ -70,10 +70,13 @@ def module_meshes(module: Module) -> dict[str, Any]:
 
 
 def device_count(module: Module) -> int:
-    """Partitions the module's shardings name: its Shardy meshes' sizes and its entry
-    parameters' tile assignments (1 when nothing is sharded)."""
+    """Partitions the module's shardings name: its Shardy meshes' sizes and the tile
+    assignments of its entry parameters and sharding constraints (1 when nothing is
+    sharded)."""
     count = max((m.size for m in module_meshes(module).values()), default=1)
-    for p in module.entry.parameters:
+    constraints = [i for c in module.computations for i in c.instructions
+                   if i.opcode is O.CUSTOM_CALL and i.attrs.get("custom_call_target") == "Sharding"]
+    for p in [*module.entry.parameters, *constraints]:
         if p.sharding is not None:
             for leaf in parse_sharding(p.sharding.text).leaves:
                 if leaf.kind == "tiled" and leaf.tiles is not None:
@@ -126,11 +129,14 @@ class _Partitioner:
         self._offsets: dict[tuple[int, int, int], Instruction] = {}
         self._partition_id: Instruction | None = None
         self.meshes = module_meshes(module)
+        #: Placements users want (backward propagation from sharding constraints).
+        self.hints: dict[int, Placement] = {}
 
     def run(self) -> None:
         # The new entry takes the old one's names (the old one is dropped).
         self.names.taken.difference_update(i.name for i in self.old.instructions)
         self.old.name = self.names.fresh(self.old.name)
+        self._propagate_back(self.old)
         for ins in self.old.post_order():
             self.b.metadata = ins.metadata
             self.values[id(ins)] = self.partition(ins)
@@ -145,6 +151,38 @@ class _Partitioner:
         self.module.remove_computation(self.old)
         self.module.entry_computation_layout = None
         remove_unreferenced(self.module, list(self.module.computations))
+
+    def _propagate_back(self, comp: Computation) -> None:
+        """Backward propagation: a sharding constraint's placement is wanted of its
+        operand, and carried on through same-shape elementwise operands and through dots
+        to their operands' batch and free dims (parameters keep their own)."""
+        for ins in reversed(comp.post_order()):
+            want = self.hints.get(id(ins))
+            if (ins.opcode is O.CUSTOM_CALL and ins.sharding is not None
+                    and ins.attrs.get("custom_call_target") == "Sharding"
+                    and ins.shape.is_array):
+                want = self._placement_of(ins)
+                self.hints[id(ins)] = want
+                wanted = [(ins.operand(0), want)]
+            elif want is None or want.is_replicated:
+                continue
+            elif ins.opcode in ELEMENTWISE:
+                wanted = [(o, want) for o in ins.operands
+                          if o.shape.is_array and o.shape.dimensions == ins.shape.dimensions]
+            elif ins.opcode is O.DOT:
+                wanted = list(zip(ins.operands, rules.dot_operands(ins, want), strict=True))
+            else:
+                continue
+            for operand, placement in wanted:
+                if operand.opcode is not O.PARAMETER and not placement.is_replicated:
+                    self.hints.setdefault(id(operand), placement)
+
+    def _hint(self, ins: Instruction) -> Placement | None:
+        """The placement users want of `ins`, when it splits it evenly."""
+        hint = self.hints.get(id(ins))
+        if hint is None or not hint.is_valid() or hint.local(ins.shape.dimensions) is None:
+            return None
+        return hint
 
     # -- per instruction ------------------------------------------------------------------
     def partition(self, ins: Instruction) -> _Value:
@@ -202,6 +240,8 @@ class _Partitioner:
                        if o.shape.is_array and o.shape.dimensions == dims
                        and (p := self.values[id(o)].placement) is not None
                        and not p.is_replicated), None)
+        if target is None:
+            target = self._hint(ins)
         if target is None or target.local(dims) is None:
             return self._whole(ins, [self.replicated(o) for o in ins.operands])
         operands = [self.reshard(o, target) if o.shape.dimensions == dims else self.replicated(o)
@@ -232,6 +272,12 @@ class _Partitioner:
         lhs, rhs = (self.values[id(o)].placement for o in ins.operands)
         if lhs is None or rhs is None:
             return None
+        operands = [self.values[id(o)].ins for o in ins.operands]
+        hint = self._hint(ins)
+        if hint is not None and lhs.is_replicated and rhs.is_replicated:
+            lhs, rhs = rules.dot_operands(ins, hint)
+            operands = [self.reshard(o, p) for o, p in zip(ins.operands, (lhs, rhs),
+                                                            strict=True)]
         a = ins.attrs
         lb, lk = list(a.get("lhs_batch_dims", ())), list(a.get("lhs_contracting_dims", ()))
         rb, rk = list(a.get("rhs_batch_dims", ())), list(a.get("rhs_contracting_dims", ()))
@@ -246,8 +292,7 @@ class _Partitioner:
         coords = tuple(tuple([lc[d] for d in lb + lfree] + [rc[d] for d in rfree])
                        for lc, rc in zip(lhs.coords, rhs.coords, strict=True))
         split = tuple(tuple(lc[d] for d in lk) for lc in lhs.coords)
-        out = self._local(ins, [self.values[id(o)].ins for o in ins.operands],
-                          Placement(tiles, coords))
+        out = self._local(ins, operands, Placement(tiles, coords))
         if out is None or math.prod(lhs.tiles[d] for d in lk) == 1:
             return out
         add = scalar_computation(self.module, self.names, O.ADD, ins.shape.element_type,
@@ -522,6 +567,7 @@ class _Partitioner:
         self.new, self.b, self.old = new, Builder(new, self.names), comp
         self._offsets, self._partition_id = {}, None
         try:
+            self._propagate_back(comp)
             for p in comp.parameters:
                 self.values[id(p)] = self._parameter_as(p, specs[p.parameter_number])
             for ins in comp.post_order():

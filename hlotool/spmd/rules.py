@@ -182,3 +182,25 @@ def scatter(ins: Instruction, operand: Placement) -> Placement | None:
             c[u] = oc[d]
         coords.append(tuple(c))
     return Placement(tuple(tiles), tuple(coords))
+
+
+def dot_operands(ins: Instruction, out: Placement) -> tuple[Placement, Placement]:
+    """Where a dot's operands must be for its result to land as `out` (backward
+    propagation): batch and free dims tiled as the result's, contractions whole."""
+    a = ins.attrs
+    lb, lk = list(a.get("lhs_batch_dims", ())), list(a.get("lhs_contracting_dims", ()))
+    rb, rk = list(a.get("rhs_batch_dims", ())), list(a.get("rhs_contracting_dims", ()))
+    lrank, rrank = ins.operand(0).shape.rank, ins.operand(1).shape.rank
+    lfree = [d for d in range(lrank) if d not in lb + lk]
+    rfree = [d for d in range(rrank) if d not in rb + rk]
+    nb = len(lb)
+
+    def side(rank: int, batch: list[int], free: list[int], start: int) -> Placement:
+        source = {d: i for i, d in enumerate(batch)}
+        source.update({d: start + i for i, d in enumerate(free)})
+        tiles = tuple(out.tiles[source[d]] if d in source else 1 for d in range(rank))
+        coords = tuple(tuple(c[source[d]] if d in source else 0 for d in range(rank))
+                       for c in out.coords)
+        return Placement(tiles, coords)
+
+    return (side(lrank, lb, lfree, nb), side(rrank, rb, rfree, nb + len(lfree)))

@@ -163,6 +163,7 @@ PARALLEL = {
     "while_data_parallel": (O.DOT, (2, 8), None),
     "scan_sharded": (O.TANH, (2, 4), O.ALL_REDUCE),
     "cond_sharded": (O.CONDITIONAL, (4, 6), None),
+    "sharding_constraint": (O.DOT, (4, 12), O.ALL_REDUCE),
 }
 
 
@@ -189,7 +190,7 @@ def test_parallel_rules_hold_no_whole_values(case: str) -> None:
         assert any(i.opcode is collective for i in everything)
 
 
-@pytest.mark.parametrize("case", sorted(PARALLEL) + ["sharding_constraint"])
+@pytest.mark.parametrize("case", sorted(PARALLEL))
 def test_partitioned_cases_run_on_cpu(case: str, capsys: pytest.CaptureFixture[str]) -> None:
     from hlotool.cli import main
 
@@ -200,14 +201,28 @@ def test_partitioned_cases_run_on_cpu(case: str, capsys: pytest.CaptureFixture[s
                  "--atol", "1e-5"]) == 0, capsys.readouterr()
 
 
-def test_sharding_constraint_reshards() -> None:
+def test_sharding_constraints_propagate_backward() -> None:
+    """with_sharding_constraint on a dot's result: the dot itself computes row blocks
+    (its replicated operand cut to rows), as XLA's propagation does."""
     module = _spmd("sharding_constraint")
     everything = [i for c in module.computations for i in c.instructions]
     assert not [i for i in everything if i.opcode is O.CUSTOM_CALL]
-    (ar,) = [i for i in everything if i.opcode is O.ALL_REDUCE]
-    assert ar.shape.dimensions == (12,)
+    assert not [i for i in everything if i.shape.is_array and i.shape.dimensions == (16, 12)]
     (tanh,) = [i for i in everything if i.opcode is O.TANH]
     assert tanh.shape.dimensions == (4, 12)
+
+
+def test_backward_propagation_through_elementwise_ops() -> None:
+    module = _check("""HloModule m
+ENTRY e {
+  x = f32[8,6] parameter(0)
+  y = f32[8,6] parameter(1)
+  s = f32[8,6] add(x, y)
+  n = f32[8,6] negate(s)
+  ROOT c = f32[8,6] custom-call(n), custom_call_target="Sharding", sharding={devices=[1,2]<=[2]}
+}""", 2)
+    adds = [i for i in module.entry.instructions if i.opcode in (O.ADD, O.NEGATE)]
+    assert [i.shape.dimensions for i in adds] == [(8, 3), (8, 3)]
 
 
 def test_gather_of_a_split_table_clamps_out_of_range_indices() -> None:
