@@ -41,9 +41,10 @@ class Exchange(Protocol):
 
     def fail(self, exc: BaseException) -> None: ...
 
-    def post(self, channel: int, value: Any) -> None: ...
+    def post(self, channel: int, value: Any, to: Device | None = None) -> None: ...
 
-    def take(self, channel: int) -> Any: ...
+    def take(self, channel: int, me: Device | None = None,
+             source: Device | None = None) -> Any: ...
 
 
 @dataclass
@@ -69,16 +70,19 @@ class Rendezvous:
                 self.failure = exc
             self._cond.notify_all()
 
-    def post(self, channel: int, value: Any) -> None:
-        """A send on `channel`: queued until a recv on it takes it."""
+    def post(self, channel: int, value: Any, to: Device | None = None) -> None:
+        """A send on `channel` (to device `to` alone, when given): queued until a recv on
+        it takes it."""
         with self._cond:
-            self._channels.setdefault(channel, deque()).append(value)
+            self._channels.setdefault((channel, to), deque()).append(value)
             self._cond.notify_all()
 
-    def take(self, channel: int) -> Any:
-        """A recv on `channel`: the oldest value sent there (waits for one)."""
+    def take(self, channel: int, me: Device | None = None,
+             source: Device | None = None) -> Any:
+        """A recv on `channel`: the oldest value sent there (to `me`, when the sends name
+        their targets; waits for one)."""
         with self._cond:
-            queue = self._channels.setdefault(channel, deque())
+            queue = self._channels.setdefault((channel, me), deque())
             ok = self._cond.wait_for(lambda: self.failure is not None or bool(queue),
                                      timeout=RENDEZVOUS_TIMEOUT)
             if self.failure is not None:
@@ -128,16 +132,23 @@ class DeviceContext:
     def me(self) -> Device:
         return (self.replica, self.partition)
 
-    def send(self, channel: int, value: Any) -> None:
-        """Queue `value` on `channel` for a recv (on any device, or later on this one)."""
+    def send(self, channel: int, value: Any, to: Device | None = None) -> None:
+        """Queue `value` on `channel` for a recv (on device `to` when given, else on any
+        device, or later on this one)."""
         if self.rendezvous is None:
+            if to is not None and to != self.me:
+                raise SingleDevice(f"a send on channel {channel} to device {to} needs every "
+                                   "device run")
             self._local.setdefault(channel, deque()).append(_owned(value))
         else:
-            self.rendezvous.post(channel, _owned(value))
+            self.rendezvous.post(channel, _owned(value), to)
 
-    def recv(self, ins: Instruction, channel: int) -> Any:
+    def recv(self, ins: Instruction, channel: int, source: Device | None = None) -> Any:
+        """The oldest value sent on `channel` (from device `source`, when the pairs name
+        it, and then to this device alone)."""
         if self.rendezvous is not None:
-            return self.rendezvous.take(channel)
+            return self.rendezvous.take(channel, self.me if source is not None else None,
+                                        source)
         queue = self._local.get(channel)
         if not queue:
             raise SingleDevice(f"recv {ins.name}: nothing was sent on channel {channel} "
