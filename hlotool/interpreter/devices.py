@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -117,6 +117,28 @@ class Rendezvous:
 
 
 @dataclass
+class Feeds:
+    """Infeed and outfeed shared by the devices of one run, as StableHLO's process grid
+    holds them: each infeed takes the next source (a function of no arguments giving the
+    fed values) from one queue; every outfeed's values are appended in arrival order."""
+
+    sources: deque[Callable[[], Any]] = field(default_factory=deque)
+    outfeed: list[tuple[Device, Any]] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def next_infeed(self, ins: Instruction) -> Any:
+        with self._lock:
+            if not self.sources:
+                raise HloError(f"infeed {ins.name}: the infeed queue is empty")
+            source = self.sources.popleft()
+        return source()
+
+    def put_outfeed(self, device: Device, value: Any) -> None:
+        with self._lock:
+            self.outfeed.append((device, _owned(value)))
+
+
+@dataclass
 class DeviceContext:
     """The device an interpreter runs as, and where it meets the others."""
 
@@ -125,6 +147,7 @@ class DeviceContext:
     replicas: int = 1
     partitions: int = 1
     rendezvous: Exchange | None = None
+    feeds: Feeds | None = None
     _counts: dict[int, int] = field(default_factory=dict)
     _local: dict[int, deque[Any]] = field(default_factory=dict)
 
@@ -154,6 +177,18 @@ class DeviceContext:
             raise SingleDevice(f"recv {ins.name}: nothing was sent on channel {channel} "
                                "(a send on another device needs every device run)")
         return queue.popleft()
+
+    def infeed(self, ins: Instruction) -> Any:
+        if self.feeds is None:
+            raise SingleDevice(f"infeed {ins.name}: no infeed source (hlotool feeds infeed "
+                               "under interpreter.run_parallel's `infeed` list)")
+        return self.feeds.next_infeed(ins)
+
+    def outfeed(self, ins: Instruction, value: Any) -> None:
+        if self.feeds is None:
+            raise SingleDevice(f"outfeed {ins.name}: no outfeed consumer (hlotool takes "
+                               "outfeed under interpreter.run_parallel)")
+        self.feeds.put_outfeed(self.me, value)
 
     def group(self, ins: Instruction) -> list[Device]:
         return participants(ins, self.me, self.replicas, self.partitions)

@@ -198,3 +198,18 @@ def _recv(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
 @impl(O.RECV_DONE)
 def _recv_done(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
     return (operands[0][0], TOKEN)
+
+
+# -- infeed and outfeed: the run's shared queues (interpreter.run_parallel's `infeed`) ------
+
+
+@impl(O.INFEED)
+def _infeed(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
+    fed = ev.device.infeed(ins)
+    return (tuple(fed) if isinstance(fed, (tuple, list)) else (fed,), TOKEN)
+
+
+@impl(O.OUTFEED)
+def _outfeed(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
+    ev.device.outfeed(ins, operands[0])
+    return TOKEN
