@@ -23,6 +23,9 @@ BIN = Path(sys.executable).parent
     ("shard_map_collectives", 4, "module.opt.hlo", "interp"),
     ("tp_mlp", 4, "module.opt.hlo", "cpu"),
     ("attention_heads", 4, "module.hlo", "cpu"),  # partitioned by hlotool on every rank
+    ("conv_in_feature", 4, "module.hlo", "interp"),
+    ("scan_sharded", 4, "module.hlo", "interp"),
+    ("embedding", 4, "module.hlo", "cpu"),
 ])
 def test_mpi_ranks_equal_the_in_process_run(case: str, ranks: int, file: str, target: str,
                                             tmp_path: Path) -> None:
