@@ -58,6 +58,9 @@ _IDENTITIES: dict[Opcode, Any] = {O.ADD: 0, O.MAXIMUM: -np.inf, O.MINIMUM: np.in
                                   O.MULTIPLY: 1, O.AND: True, O.OR: False}
 
 
+#: Custom-calls that only say where their operand should live.
+_CONSTRAINTS = frozenset({"Sharding", "xla.sdy.FuncResultSharding"})
+
 #: The custom-calls JAX's shard_map leaves before XLA's passes (Shardy export).
 _SHARD_MAP = frozenset({"xla.sdy.GlobalToLocalShape", "xla.sdy.LocalToGlobalShape"})
 
@@ -75,7 +78,8 @@ def device_count(module: Module) -> int:
     sharded)."""
     count = max((m.size for m in module_meshes(module).values()), default=1)
     constraints = [i for c in module.computations for i in c.instructions
-                   if i.opcode is O.CUSTOM_CALL and i.attrs.get("custom_call_target") == "Sharding"]
+                   if i.opcode is O.CUSTOM_CALL
+                   and i.attrs.get("custom_call_target") in _CONSTRAINTS]
     for p in [*module.entry.parameters, *constraints]:
         if p.sharding is not None:
             for leaf in parse_sharding(p.sharding.text).leaves:
@@ -157,15 +161,21 @@ class _Partitioner:
         operand, and carried on through same-shape elementwise operands and through dots
         to their operands' batch and free dims (parameters keep their own)."""
         for ins in reversed(comp.post_order()):
+            if ins.opcode is not O.PARAMETER and ins.sharding is not None:
+                if ins.shape.is_array:
+                    self.hints[id(ins)] = self._placement_of(ins)
+                elif ins.opcode is O.TUPLE:
+                    self._hint_elements(ins)
+            constraint = self._constraint(ins)
+            if constraint is not None:
+                self.hints[id(ins)] = constraint
             want = self.hints.get(id(ins))
-            if (ins.opcode is O.CUSTOM_CALL and ins.sharding is not None
-                    and ins.attrs.get("custom_call_target") == "Sharding"
-                    and ins.shape.is_array):
-                want = self._placement_of(ins)
-                self.hints[id(ins)] = want
-                wanted = [(ins.operand(0), want)]
-            elif want is None or want.is_replicated:
+            if want is None or want.is_replicated:
                 continue
+            if ins.opcode is O.CUSTOM_CALL and ins.attrs.get("custom_call_target") in _CONSTRAINTS:
+                wanted = [(ins.operand(0), want)]
+            elif ins.opcode is O.GET_TUPLE_ELEMENT and ins.operand(0).opcode is O.TUPLE:
+                wanted = [(ins.operand(0).operand(ins.attrs["index"]), want)]
             elif ins.opcode in ELEMENTWISE:
                 wanted = [(o, want) for o in ins.operands
                           if o.shape.is_array and o.shape.dimensions == ins.shape.dimensions]
@@ -175,6 +185,18 @@ class _Partitioner:
                 continue
             for operand, placement in wanted:
                 if operand.opcode is not O.PARAMETER and not placement.is_replicated:
+                    self.hints.setdefault(id(operand), placement)
+
+    def _hint_elements(self, tup: Instruction) -> None:
+        """A tuple's sharding (one part per element) wanted of its array operands."""
+        assert tup.sharding is not None
+        parts = parse_sharding(tup.sharding.text).leaves
+        if len(parts) != tup.operand_count:
+            return
+        for operand, part in zip(tup.operands, parts, strict=True):
+            if operand.shape.is_array and operand.opcode is not O.PARAMETER:
+                placement = Placement.of(part, operand.shape.rank, self.devices)
+                if placement is not None and not placement.is_replicated:
                     self.hints.setdefault(id(operand), placement)
 
     def _hint(self, ins: Instruction) -> Placement | None:
@@ -455,6 +477,8 @@ class _Partitioner:
         operand = self.values[id(ins.operand(0))]
         if operand.placement is None or ins.operand_count != 3:
             return None
+        if operand.placement.is_replicated:
+            return self._scatter_add_by_indices(ins)
         target = rules.scatter(ins, operand.placement)
         if target is None or target.local(ins.operand(2).shape.dimensions) is None:
             return None
@@ -462,16 +486,54 @@ class _Partitioner:
                     self.reshard(ins.operand(2), target)]
         return self._local(ins, operands, operand.placement)
 
+    def _scatter_add_by_indices(self, ins: Instruction) -> _Value | None:
+        """An add-scatter whose indices are split along their batch dims: each device
+        scatters its updates into zeros, an all-reduce sums the devices' parts, and the
+        operand is added (index-parallel)."""
+        indices = self.values[id(ins.operand(1))]
+        if indices.placement is None or indices.placement.is_replicated:
+            return None
+        if binary_reducer_opcode(ins.attrs["to_apply"]) is not O.ADD:
+            return None
+        target = rules.scatter_updates_by_indices(ins, indices.placement)
+        if target is None or target.local(ins.operand(2).shape.dimensions) is None:
+            return None
+        shape = ins.shape
+        zeros = self.b.splat(0, shape)
+        part = clone_instruction(ins, [zeros, indices.ins, self.reshard(ins.operand(2), target)])
+        part.name = self.names.fresh(ins.name)
+        part.sharding = None
+        self.b.place(part)
+        whole = Placement.replicated(shape.rank, self.devices)
+        split = tuple(tuple(c) for c in indices.placement.coords)
+        summed = self._all_reduce(_Value(part, whole), split, ins.attrs["to_apply"])
+        if summed is None:
+            return None
+        out = self.b.add(O.ADD, [self.values[id(ins.operand(0))].ins, summed.ins], shape=shape)
+        return _Value(out, whole)
+
+    def _constraint(self, ins: Instruction) -> Placement | None:
+        """The placement a sharding constraint names: `custom-call "Sharding"` (jax's
+        with_sharding_constraint) by its sharding, `xla.sdy.FuncResultSharding` (a jit's
+        out_shardings, Shardy export) by its `xla.sdy.sharding`."""
+        target = ins.attrs.get("custom_call_target") if ins.opcode is O.CUSTOM_CALL else None
+        if target not in _CONSTRAINTS or ins.operand_count != 1 or not ins.shape.is_array:
+            return None
+        if target == "Sharding":
+            return self._placement_of(ins) if ins.sharding is not None else None
+        from hlotool.spmd.shardy import parse_sharding_per_value
+
+        text = ins.frontend_attributes.get("xla.sdy.sharding", "")
+        if not text:
+            return None
+        (placement,) = parse_sharding_per_value(text, self.meshes, [ins.shape.rank])
+        return placement
+
     def _sharding_constraint(self, ins: Instruction) -> _Value | None:
-        """`custom-call(x), custom_call_target="Sharding"` (jax's with_sharding_constraint):
-        x resharded to the sharding it names."""
-        if ins.attrs.get("custom_call_target") != "Sharding" or ins.sharding is None:
+        """A sharding constraint: its operand resharded to the placement it names."""
+        target = self._constraint(ins)
+        if target is None or self.values[id(ins.operand(0))].placement is None:
             return None
-        if ins.operand_count != 1 or not ins.shape.is_array:
-            return None
-        if self.values[id(ins.operand(0))].placement is None:
-            return None
-        target = self._placement_of(ins)
         if target.local(ins.shape.dimensions) is None:
             return None
         return _Value(self.reshard(ins.operand(0), target), target)

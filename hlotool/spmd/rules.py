@@ -204,3 +204,27 @@ def dot_operands(ins: Instruction, out: Placement) -> tuple[Placement, Placement
         return Placement(tiles, coords)
 
     return (side(lrank, lb, lfree, nb), side(rrank, rb, rfree, nb + len(lfree)))
+
+
+def scatter_updates_by_indices(ins: Instruction, indices: Placement) -> Placement | None:
+    """Index-parallel scatter: where the updates must be for indices split along their
+    batch dims (the matching update scatter dims split alike, window dims whole)."""
+    a = ins.attrs
+    ivd = a["index_vector_dim"]
+    if ins.operand_count != 3 or indices.tiles[ivd:ivd + 1] not in ((), (1,)):
+        return None
+    if any(indices.tiles[d] > 1 for d in a.get("scatter_indices_batching_dims") or ()):
+        return None
+    rank = ins.operand(2).shape.rank
+    scatter_dims = [d for d in range(rank) if d not in a["update_window_dims"]]
+    batch = [d for d in range(len(indices.tiles)) if d != ivd]
+    tiles = [1] * rank
+    for u, i in zip(scatter_dims, batch, strict=True):
+        tiles[u] = indices.tiles[i]
+    coords = []
+    for c in indices.coords:
+        out = [0] * rank
+        for u, i in zip(scatter_dims, batch, strict=True):
+            out[u] = c[i]
+        coords.append(tuple(out))
+    return Placement(tuple(tiles), tuple(coords))

@@ -164,6 +164,8 @@ PARALLEL = {
     "scan_sharded": (O.TANH, (2, 4), O.ALL_REDUCE),
     "cond_sharded": (O.CONDITIONAL, (4, 6), None),
     "sharding_constraint": (O.DOT, (4, 12), O.ALL_REDUCE),
+    "out_sharding": (O.DOT, (4, 4), None),
+    "scatter_index_parallel": (O.SCATTER, (10, 8), O.ALL_REDUCE),
 }
 
 

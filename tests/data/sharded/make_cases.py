@@ -198,6 +198,11 @@ def parallel_rule_cases() -> None:
 
     save("sharding_constraint", constrained, [draw(16, 8), draw(8, 12)],
          (spec(line4), spec(line4)), 4)
+    save("out_sharding", lambda x, w: jnp.tanh(x @ w), [draw(16, 8), draw(8, 4)],
+         (spec(line4), spec(line4)), 4, out_shardings=spec(line4, "x", None))
+    save("scatter_index_parallel", lambda x, i, u: x.at[i].add(u),
+         [draw(10, 8), np.array([1, 3, 3, 7, 0, 9, 3, 12], np.int32), draw(8, 8)],
+         (spec(line4), spec(line4, "x"), spec(line4, "x", None)), 4)
 
 
 if __name__ == "__main__":
