@@ -433,16 +433,17 @@ def print_ici(section: dict[str, Any]) -> None:
     table = Table(title=f"ICI: {section['devices']} devices on a {dims} torus ({wrap}: "
                         f"t wraps, l is a line), {section['link_bandwidth'] / 1e9:g} GB/s "
                         f"per link each way", title_justify="left")
-    for col in ("instruction", "collective", "algorithm", "groups", "bytes/device",
-                "busiest link B", "us", "bound us"):
-        table.add_column(col, justify="left" if col in ("instruction", "collective",
-                                                        "algorithm") else "right")
+    for col in ("instruction", "kind", "algorithm", "groups", "B/dev", "link B", "us",
+                "bound us"):
+        text = col in ("instruction", "kind", "algorithm")
+        table.add_column(col, justify="left" if text else "right", no_wrap=True,
+                         overflow="ellipsis", max_width=18 if col == "instruction" else None)
     for r in section["collectives"]:
         table.add_row(r["instruction"], r["kind"], r["algorithm"],
                       f"{r['groups']}x{r['group_size']}", f"{r['bytes']:,.0f}",
-                      f"{r['link_bytes']:,.0f}", f"{r['seconds'] * 1e6:,.2f}",
-                      f"{r['bound_seconds'] * 1e6:,.2f}")
+                      f"{r['link_bytes']:,.0f}", f"{r['seconds'] * 1e6:,.3g}",
+                      f"{r['bound_seconds'] * 1e6:,.3g}")
     table.add_section()
-    table.add_row("total", "", "", "", "", "", f"{section['seconds'] * 1e6:,.2f}", "",
+    table.add_row("total", "", "", "", "", "", f"{section['seconds'] * 1e6:,.3g}", "",
                   style="bold")
     Console(highlight=False).print(table)
