@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from hlotool.diagnostics import HloError
-from hlotool.ir.attributes import ReplicaGroups, Sharding
+from hlotool.ir.attributes import ReplicaGroups, Sharding, SliceRange
 from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.literal import Literal
@@ -357,13 +357,53 @@ class _Partitioner:
             return None
         plan = rules.convolution(ins, lhs.placement, rhs.placement)
         if plan is None:
-            return None
+            return self._convolution_halo(ins, lhs, rhs)
         out = self._local(ins, [lhs.ins, rhs.ins], plan.placement)
         if out is None or not plan.partial:
             return out
         add = scalar_computation(self.module, self.names, O.ADD, ins.shape.element_type,
                                  self.old)
         return self._all_reduce(out, plan.split, add)
+
+    def _convolution_halo(self, ins: Instruction, lhs: _Value, rhs: _Value) -> _Value | None:
+        """A stride-1 "same" convolution split along one spatial dim: each device takes
+        the rows its window needs from its neighbours (collective-permutes of the edge
+        rows; the first and last devices get zeros, which are the padding) and convolves
+        its piece with that padding removed."""
+        assert lhs.placement is not None and rhs.placement is not None
+        plan = rules.halo(ins, lhs.placement, rhs.placement,
+                          ins.operand(0).shape.dimensions)
+        if plan is None:
+            return None
+        x, dim = lhs.ins, plan.input_dim
+        n = x.shape.dimensions[dim]
+        groups = lhs.placement.gather_groups(dim)
+        parts = []
+        if plan.low:
+            edge = self._rows(x, dim, n - plan.low, n)
+            pairs = tuple((g[k], g[k + 1]) for g in groups for k in range(len(g) - 1))
+            parts.append(self._permute(edge, pairs))
+        parts.append(x)
+        if plan.high:
+            edge = self._rows(x, dim, 0, plan.high)
+            pairs = tuple((g[k + 1], g[k]) for g in groups for k in range(len(g) - 1))
+            parts.append(self._permute(edge, pairs))
+        dims = list(x.shape.dimensions)
+        dims[dim] = n + plan.low + plan.high
+        padded = self.b.add(O.CONCATENATE, parts, {"dimensions": (dim,)},
+                            shape=_with_dims(x.shape, tuple(dims)))
+        return self._local(ins, [padded, rhs.ins], plan.placement, window=plan.window)
+
+    def _rows(self, x: Instruction, dim: int, start: int, limit: int) -> Instruction:
+        ranges = tuple(SliceRange(start, limit) if d == dim else SliceRange(0, n)
+                       for d, n in enumerate(x.shape.dimensions))
+        dims = tuple(limit - start if d == dim else n for d, n in enumerate(x.shape.dimensions))
+        return self.b.add(O.SLICE, [x], {"slice": ranges}, shape=_with_dims(x.shape, dims))
+
+    def _permute(self, x: Instruction, pairs: tuple[tuple[int, int], ...]) -> Instruction:
+        return self.b.add(O.COLLECTIVE_PERMUTE, [x], {"channel_id": self._next_channel(),
+                                                      "source_target_pairs": pairs},
+                          shape=x.shape)
 
     def _dynamic_slice(self, ins: Instruction) -> _Value | None:
         src = self.values[id(ins.operand(0))]

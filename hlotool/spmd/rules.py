@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from hlotool.ir.attributes import Window, WindowDimension
 from hlotool.ir.instruction import Instruction
 from hlotool.spmd.placement import Placement
 
@@ -88,6 +89,56 @@ def convolution(ins: Instruction, lhs: Placement, rhs: Placement) -> Contraction
         coords.append(tuple(c))
     return Contraction(Placement(tuple(tiles), tuple(coords)),
                        tuple((a[li],) for a in lhs.coords), lhs.tiles[li] > 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Halo:
+    """A convolution split along one input spatial dim: the rows each device takes from
+    its neighbours below (`low`) and above (`high`), and its window without that padding."""
+
+    input_dim: int
+    low: int
+    high: int
+    window: Window
+    placement: Placement
+
+
+def halo(ins: Instruction, lhs: Placement, rhs: Placement,
+         operand: tuple[int, ...]) -> Halo | None:
+    """Stride-1, undilated, size-keeping ("same") windows along the one split spatial dim
+    of the input, the kernel whole, the features unsplit."""
+    dn = ins.attrs["dim_labels"]
+    window = ins.attrs.get("window")
+    if window is None or not rhs.is_replicated or lhs.tiles[dn.input_feature_dimension] > 1:
+        return None
+    if ins.attrs.get("feature_group_count", 1) != 1 or ins.attrs.get("batch_group_count", 1) != 1:
+        return None
+    split = [j for j, d in enumerate(dn.input_spatial_dimensions) if lhs.tiles[d] > 1]
+    if len(split) != 1:
+        return None
+    j = split[0]
+    dim = dn.input_spatial_dimensions[j]
+    w = window.dimensions[j]
+    local = operand[dim] // lhs.tiles[dim]
+    if (w.stride != 1 or w.window_dilation != 1 or w.base_dilation != 1 or w.window_reversal
+            or w.padding_low + w.padding_high != w.size - 1 or w.padding_low < 0
+            or w.padding_high < 0 or max(w.padding_low, w.padding_high) > local):
+        return None
+    dims = list(window.dimensions)
+    dims[j] = WindowDimension(size=w.size)
+    rank = ins.shape.rank
+    out_dim = dn.output_spatial_dimensions[j]
+    tiles = [1] * rank
+    tiles[dn.output_batch_dimension] = lhs.tiles[dn.input_batch_dimension]
+    tiles[out_dim] = lhs.tiles[dim]
+    coords = []
+    for c in lhs.coords:
+        o = [0] * rank
+        o[dn.output_batch_dimension] = c[dn.input_batch_dimension]
+        o[out_dim] = c[dim]
+        coords.append(tuple(o))
+    return Halo(dim, w.padding_low, w.padding_high, Window(tuple(dims)),
+                Placement(tuple(tiles), tuple(coords)))
 
 
 def dynamic_slice(src: Placement, operand: tuple[int, ...],

@@ -156,6 +156,7 @@ PARALLEL = {
     "conv_out_feature": (O.CONVOLUTION, (2, 6, 6, 2), None),
     "conv_in_feature": (O.CONVOLUTION, (2, 6, 6, 4), O.ALL_REDUCE),
     "conv_batch_feature": (O.CONVOLUTION, (2, 5, 5, 2), None),
+    "conv_spatial": (O.CONVOLUTION, (2, 2, 6, 4), O.COLLECTIVE_PERMUTE),
     "gather_index_parallel": (O.GATHER, (2, 6), None),
     "gather_passthrough": (O.GATHER, (16, 2), None),
     "embedding": (O.GATHER, (12, 8), O.ALL_REDUCE),
@@ -305,3 +306,24 @@ def test_reshape_rules() -> None:
     cols = Placement((1, 4), tuple((0, d) for d in range(4)))
     assert reshape(cols, (8, 6), (48,)) is None  # a split minor dim cannot merge
     assert reshape(rows, (8, 6), (2, 24)) is None  # 4 tiles do not divide 2
+
+
+@pytest.mark.parametrize(("kernel", "pad", "stride"), [(3, "1_1", 1), (4, "1_2", 1),
+                                                       (2, "0_1", 1), (3, "1_1", 2)])
+def test_spatially_split_convolutions_exchange_halos(kernel: int, pad: str,
+                                                     stride: int) -> None:
+    """Same-size windows take their neighbours' edge rows; strided ones are gathered."""
+    out = 8 // stride
+    module = _check(f"""HloModule m
+ENTRY e {{
+  x = f32[2,8,5,3] parameter(0), sharding={{devices=[1,4,1,1]<=[4]}}
+  k = f32[{kernel},3,3,4] parameter(1)
+  ROOT c = f32[2,{out},5,4] convolution(x, k), window={{size={kernel}x3 stride={stride}x1 pad={pad}x1_1}}, dim_labels=b01f_01io->b01f
+}}""", 4)
+    ops = _opcodes(module)
+    if stride == 1:
+        assert O.COLLECTIVE_PERMUTE in ops and O.ALL_GATHER not in ops
+        (conv,) = [i for i in module.entry.instructions if i.opcode is O.CONVOLUTION]
+        assert conv.shape.dimensions == (2, 2, 5, 4)
+    else:
+        assert O.ALL_GATHER in ops

@@ -203,6 +203,8 @@ def parallel_rule_cases() -> None:
     save("scatter_index_parallel", lambda x, i, u: x.at[i].add(u),
          [draw(10, 8), np.array([1, 3, 3, 7, 0, 9, 3, 12], np.int32), draw(8, 8)],
          (spec(line4), spec(line4, "x"), spec(line4, "x", None)), 4)
+    save("conv_spatial", conv, [draw(2, 8, 6, 3), draw(5, 3, 3, 4)],
+         (spec(line4, None, "x"), spec(line4)), 4)
 
 
 if __name__ == "__main__":
