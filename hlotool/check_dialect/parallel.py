@@ -7,15 +7,20 @@ It lowers to a side-effecting custom call `interpreter.run_parallel` that calls 
 programs (`called_computations`, row by row) with the grid in its backend config
 (`replicas x partitions`); the handler runs each program on its own interpreter thread
 with that device's replica and partition id, meeting the others at every collective
-(hlotool.interpreter.devices), as `hlotool run` runs the devices of a module.
+(hlotool.interpreter.devices), as `hlotool run` runs the devices of a module. With
+`infeed = [@f, ...]`, the functions follow the programs in `called_computations`: each
+stablehlo.infeed on any device takes the next one from a shared queue and feeds its
+results (StableHLO's process grid); outfeed values are collected in arrival order.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
+from collections import deque
 
 from hlotool.interpreter.core import Evaluator, Value
-from hlotool.interpreter.devices import DeviceContext, DeviceFailure, Rendezvous
+from hlotool.interpreter.devices import DeviceContext, DeviceFailure, Feeds, Rendezvous
 from hlotool.interpreter.kernels.custom_call import handler
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
@@ -28,8 +33,13 @@ RUN_PARALLEL = "interpreter.run_parallel"
 
 
 def _convert(ctx: OpCtx) -> list[Instruction]:
-    if ctx.has("infeed"):
-        raise ctx.error("run_parallel with infeed is not supported")
+    feeds = ctx.op.attrs.get("infeed") if ctx.has("infeed") else ListAttr([])
+    if not isinstance(feeds, ListAttr):
+        raise ctx.error("expects infeed = [@f, ...] (functions giving the fed values)")
+    sources = [ctx.lw.function(ctx.lw.callee(get_symbol(s, "infeed", ctx.tok), ctx.tok),
+                               None, None) for s in feeds.items]
+    if any(c.num_parameters for c in sources):
+        raise ctx.error("infeed functions take no arguments")
     rows = ctx.op.attrs.get("programs")
     if not isinstance(rows, ListAttr) or not all(isinstance(r, ListAttr) for r in rows.items):
         raise ctx.error("expects programs = [[@f, ...], ...] (one row per replica)")
@@ -42,10 +52,10 @@ def _convert(ctx: OpCtx) -> list[Instruction]:
     if taken != len(ctx.operands):
         raise ctx.error(f"the programs take {taken} operands, but {len(ctx.operands)} are given")
     attrs = {"custom_call_target": RUN_PARALLEL, "custom_call_has_side_effect": True,
-             "called_computations": tuple(comps)}
+             "called_computations": (*comps, *sources)}
     shape = Shape.tuple_of(ctx.result_shapes())
     ins = ctx.emit(Opcode.CUSTOM_CALL, shape, ctx.operands, attrs,
-                   backend_config=f"{len(grid)}x{len(grid[0])}")
+                   backend_config=f"{len(grid)}x{len(grid[0])}+{len(sources)}")
     return ctx.gtes(ins)
 
 
@@ -54,15 +64,20 @@ CONVERTERS[RUN_PARALLEL] = _convert
 
 @handler(RUN_PARALLEL)
 def _run_parallel(ev: Evaluator, ins: Instruction, ops: list[Value]) -> Value:
-    replicas, partitions = (int(n) for n in ins.backend_config.split("x"))
+    grid = ins.backend_config.partition("+")[0]
+    replicas, partitions = (int(n) for n in grid.split("x"))
     rendezvous = Rendezvous(replicas, partitions)
-    comps = ins.attrs["called_computations"]
+    called = ins.attrs["called_computations"]
+    comps = called[:replicas * partitions]
+    feeds = Feeds(deque(functools.partial(Evaluator(ev.module).call, c, [])
+                        for c in called[replicas * partitions:]))
     results: list[Value] = [None] * len(comps)
     errors: list[BaseException] = []
     starts = [sum(c.num_parameters for c in comps[:k]) for k in range(len(comps))]
 
     def work(k: int) -> None:
-        ctx = DeviceContext(k // partitions, k % partitions, replicas, partitions, rendezvous)
+        ctx = DeviceContext(k // partitions, k % partitions, replicas, partitions, rendezvous,
+                            feeds)
         args = ops[starts[k]:starts[k] + comps[k].num_parameters]
         try:
             results[k] = Evaluator(ev.module, device=ctx).call(comps[k], args)

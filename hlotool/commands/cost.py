@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from hlotool.commands.common import EXIT_OK, add_input, load
+from hlotool.commands.common import EXIT_OK, UsageError, add_input, load
 
 if TYPE_CHECKING:
     from hlotool.analysis.cost import Cost, CostAnalysis, Row
@@ -34,6 +35,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--top", type=int, default=0, help="show only the first N rows")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    from hlotool.commands.tpu_options import CHIP_NAMES
+
+    p.add_argument("--ici", metavar="CHIP", choices=[c for c in CHIP_NAMES if c != "scalesim"],
+                   help="also time the collectives on this TPU chip's ICI torus "
+                        f"({', '.join(c for c in CHIP_NAMES if c != 'scalesim')})")
+    p.add_argument("--ici-topology", metavar="XxYxZ",
+                   help="with --ici: the torus, chips per axis (default: the most balanced "
+                        "one for the module's devices)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,12 +57,43 @@ def run(args: argparse.Namespace) -> int:
     rows = sorted_rows(analysis.rows, args.sort)
     if args.top > 0:
         rows = rows[: args.top]
+    section = _ici_section(module, args)
     if args.format == "json":
-        print(analysis.to_json())
+        if section is None:
+            print(analysis.to_json())
+        else:
+            data = json.loads(analysis.to_json())
+            data["ici"] = section
+            print(json.dumps(data))
     else:
         print_table(module.name, analysis, rows)
         print_collectives(analysis)
+        if section is not None:
+            from hlotool.targets.tpu.ici import print_ici
+
+            print_ici(section)
     return EXIT_OK
+
+
+def _ici_section(module: Any, args: argparse.Namespace) -> dict[str, Any] | None:
+    """Every collective's time on the --ici chip's torus (targets/tpu/ici.py)."""
+    if not args.ici:
+        if args.ici_topology:
+            raise UsageError("--ici-topology needs --ici CHIP")
+        return None
+    from hlotool.targets.tpu import ici
+    from hlotool.targets.tpu.chips import get_chip
+
+    overrides = {}
+    if args.ici_topology:
+        try:
+            overrides["ici_topology"] = ici.parse_topology(args.ici_topology)
+        except ValueError as exc:
+            raise UsageError(f"--ici-topology: {exc}") from None
+    try:
+        return ici.report(module, get_chip(args.ici, **overrides))
+    except ValueError as exc:
+        raise UsageError(f"--ici: {exc}") from None
 
 
 def print_collectives(analysis: CostAnalysis) -> None:

@@ -54,16 +54,19 @@ def run_devices(module: Module, args: argparse.Namespace, target: str,
 
         apply_passes(module, args.pipeline, args.passes)
 
-    if target not in ("interp", "cpu"):
+    if target not in ("interp", "cpu", "tpu"):
         raise UsageError(f"--target {target} runs one device; {module.name} needs "
-                         f"{device_count(module, args)} (use --target cpu or interp)")
+                         f"{device_count(module, args)} (use --target cpu, interp or tpu)")
     arrays = (values_io.load_npz(args.inputs) if args.inputs
               else random_global_arguments(module, args.seed))
-    runner = _cpu_runner(module, args) if target == "cpu" else None
+    runner = {"cpu": _cpu_runner, "tpu": _tpu_runner}.get(target, lambda m, a: None)(
+        module, args)
     if getattr(args, "distributed", None) == "mpi":
+        if target == "tpu":
+            raise UsageError("--distributed mpi runs --target cpu or interp")
         return _run_mpi(module, args, arrays, runner, target)
     result = run_sharded(module, arrays, runner)
-    return _report(module, args, target, result)
+    return _report(module, args, target, result, runner if target == "tpu" else None)
 
 
 def _run_mpi(module: Module, args: argparse.Namespace, arrays: dict[str, Any],
@@ -83,7 +86,8 @@ def _run_mpi(module: Module, args: argparse.Namespace, arrays: dict[str, Any],
     return int(comm.bcast(status, root=0))
 
 
-def _report(module: Module, args: argparse.Namespace, target: str, result: Any) -> int:
+def _report(module: Module, args: argparse.Namespace, target: str, result: Any,
+            tpu: Any = None) -> int:
     from hlotool import values_io
 
     for note in result.notes:
@@ -92,6 +96,7 @@ def _report(module: Module, args: argparse.Namespace, target: str, result: Any) 
     if args.output:
         values_io.save_npz(args.output, outputs)
     report: dict[str, Any] = {"target": target, "devices": device_count(module, args)}
+    tpu_report = tpu.finish(args, report) if tpu is not None else None
     status = EXIT_OK
     if args.expect:
         diffs = values_io.compare_outputs(outputs, values_io.load_npz(args.expect),
@@ -114,7 +119,20 @@ def _report(module: Module, args: argparse.Namespace, target: str, result: Any) 
         print_outputs(outputs)
     if "comparison" in report:
         print_comparison(report["comparison"], "expected")
+    if tpu_report is not None:
+        from hlotool.targets.tpu.ici import print_ici
+        from hlotool.targets.tpu.report import print_table
+
+        print_table(tpu_report)
+        print_ici(tpu_report["ici"])
     return status
+
+
+def _tpu_runner(module: Module, args: argparse.Namespace) -> Any:
+    """The simulated TPU for every device (targets/tpu/cli.py)."""
+    from hlotool.targets.tpu.cli import DeviceRunners
+
+    return DeviceRunners(module, args)
 
 
 def _cpu_runner(module: Module, args: argparse.Namespace) -> Any:

@@ -13,6 +13,9 @@ def add_chip_arguments(p: argparse.ArgumentParser) -> None:
                    help="tpu: the chip preset (default v5e)")
     p.add_argument("--tpu-dataflow", choices=("ws", "os", "is"),
                    help="tpu: systolic dataflow of the scalesim preset (default ws)")
+    p.add_argument("--tpu-topology", metavar="XxYxZ",
+                   help="tpu: the ICI torus of the slice, chips per axis (default: the "
+                        "most balanced one for the module's devices)")
 
 
 def add_run_arguments(p: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -41,9 +41,10 @@ class Exchange(Protocol):
 
     def fail(self, exc: BaseException) -> None: ...
 
-    def post(self, channel: int, value: Any) -> None: ...
+    def post(self, channel: int, value: Any, to: Device | None = None) -> None: ...
 
-    def take(self, channel: int) -> Any: ...
+    def take(self, channel: int, me: Device | None = None,
+             source: Device | None = None) -> Any: ...
 
 
 @dataclass
@@ -69,16 +70,19 @@ class Rendezvous:
                 self.failure = exc
             self._cond.notify_all()
 
-    def post(self, channel: int, value: Any) -> None:
-        """A send on `channel`: queued until a recv on it takes it."""
+    def post(self, channel: int, value: Any, to: Device | None = None) -> None:
+        """A send on `channel` (to device `to` alone, when given): queued until a recv on
+        it takes it."""
         with self._cond:
-            self._channels.setdefault(channel, deque()).append(value)
+            self._channels.setdefault((channel, to), deque()).append(value)
             self._cond.notify_all()
 
-    def take(self, channel: int) -> Any:
-        """A recv on `channel`: the oldest value sent there (waits for one)."""
+    def take(self, channel: int, me: Device | None = None,
+             source: Device | None = None) -> Any:
+        """A recv on `channel`: the oldest value sent there (to `me`, when the sends name
+        their targets; waits for one)."""
         with self._cond:
-            queue = self._channels.setdefault(channel, deque())
+            queue = self._channels.setdefault((channel, me), deque())
             ok = self._cond.wait_for(lambda: self.failure is not None or bool(queue),
                                      timeout=RENDEZVOUS_TIMEOUT)
             if self.failure is not None:
@@ -113,6 +117,28 @@ class Rendezvous:
 
 
 @dataclass
+class Feeds:
+    """Infeed and outfeed shared by the devices of one run, as StableHLO's process grid
+    holds them: each infeed takes the next source (a function of no arguments giving the
+    fed values) from one queue; every outfeed's values are appended in arrival order."""
+
+    sources: deque[Callable[[], Any]] = field(default_factory=deque)
+    outfeed: list[tuple[Device, Any]] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def next_infeed(self, ins: Instruction) -> Any:
+        with self._lock:
+            if not self.sources:
+                raise HloError(f"infeed {ins.name}: the infeed queue is empty")
+            source = self.sources.popleft()
+        return source()
+
+    def put_outfeed(self, device: Device, value: Any) -> None:
+        with self._lock:
+            self.outfeed.append((device, _owned(value)))
+
+
+@dataclass
 class DeviceContext:
     """The device an interpreter runs as, and where it meets the others."""
 
@@ -121,6 +147,7 @@ class DeviceContext:
     replicas: int = 1
     partitions: int = 1
     rendezvous: Exchange | None = None
+    feeds: Feeds | None = None
     _counts: dict[int, int] = field(default_factory=dict)
     _local: dict[int, deque[Any]] = field(default_factory=dict)
 
@@ -128,21 +155,40 @@ class DeviceContext:
     def me(self) -> Device:
         return (self.replica, self.partition)
 
-    def send(self, channel: int, value: Any) -> None:
-        """Queue `value` on `channel` for a recv (on any device, or later on this one)."""
+    def send(self, channel: int, value: Any, to: Device | None = None) -> None:
+        """Queue `value` on `channel` for a recv (on device `to` when given, else on any
+        device, or later on this one)."""
         if self.rendezvous is None:
+            if to is not None and to != self.me:
+                raise SingleDevice(f"a send on channel {channel} to device {to} needs every "
+                                   "device run")
             self._local.setdefault(channel, deque()).append(_owned(value))
         else:
-            self.rendezvous.post(channel, _owned(value))
+            self.rendezvous.post(channel, _owned(value), to)
 
-    def recv(self, ins: Instruction, channel: int) -> Any:
+    def recv(self, ins: Instruction, channel: int, source: Device | None = None) -> Any:
+        """The oldest value sent on `channel` (from device `source`, when the pairs name
+        it, and then to this device alone)."""
         if self.rendezvous is not None:
-            return self.rendezvous.take(channel)
+            return self.rendezvous.take(channel, self.me if source is not None else None,
+                                        source)
         queue = self._local.get(channel)
         if not queue:
             raise SingleDevice(f"recv {ins.name}: nothing was sent on channel {channel} "
                                "(a send on another device needs every device run)")
         return queue.popleft()
+
+    def infeed(self, ins: Instruction) -> Any:
+        if self.feeds is None:
+            raise SingleDevice(f"infeed {ins.name}: no infeed source (hlotool feeds infeed "
+                               "under interpreter.run_parallel's `infeed` list)")
+        return self.feeds.next_infeed(ins)
+
+    def outfeed(self, ins: Instruction, value: Any) -> None:
+        if self.feeds is None:
+            raise SingleDevice(f"outfeed {ins.name}: no outfeed consumer (hlotool takes "
+                               "outfeed under interpreter.run_parallel)")
+        self.feeds.put_outfeed(self.me, value)
 
     def group(self, ins: Instruction) -> list[Device]:
         return participants(ins, self.me, self.replicas, self.partitions)

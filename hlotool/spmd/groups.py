@@ -108,3 +108,27 @@ def participants(ins: Instruction, device: Device, replicas: int,
                 return [(r, p) for p in range(partitions) for r in g]
     raise NotInGroup(f"{ins.name}: device (replica {replica}, partition {partition}) is in "
                      f"no replica group of {ins.opcode.value}")
+
+
+#: XLA's frontend attribute naming a send/recv's device pairs (collective-permute
+#: decomposed into send/recv): `"{{0,1},{1,2}}"`.
+SEND_RECV_PAIRS = "_xla_send_recv_source_target_pairs"
+
+
+def send_recv_peer(ins: Instruction, device: Device, replicas: int,
+                   partitions: int) -> Device | None | bool:
+    """Whom a send goes to (or a recv comes from) by `_xla_send_recv_source_target_pairs`:
+    partition ids within the replica when the module has partitions, else replica ids.
+    False when the instruction names no pairs (sends pair with recvs by channel alone);
+    None when the pairs name no peer for `device`."""
+    text = ins.frontend_attributes.get(SEND_RECV_PAIRS) if ins.frontend_attributes else None
+    if not text:
+        return False
+    pairs = [(int(a), int(b)) for a, b in re.findall(r"\{\s*(\d+)\s*,\s*(\d+)\s*\}", text)]
+    replica, partition = device
+    me = partition if partitions > 1 else replica
+    sending = ins.opcode in (O.SEND, O.SEND_DONE)
+    peer = next((b if sending else a for a, b in pairs if (a if sending else b) == me), None)
+    if peer is None:
+        return None
+    return (replica, peer) if partitions > 1 else (peer, partition)

@@ -10,7 +10,7 @@ from typing import Any
 from hlotool.diagnostics import HloError
 from hlotool.interpreter.devices import DeviceContext
 from hlotool.ir.module import Module
-from hlotool.spmd.groups import Device
+from hlotool.spmd.groups import SEND_RECV_PAIRS, Device
 from hlotool.spmd.run import (RunnerFactory, ShardedResult, assemble_outputs, devices_of,
                               interpreter_runner, split_arguments)
 
@@ -33,6 +33,7 @@ class MpiRendezvous:
         self.partitions = partitions
         self.failure: BaseException | None = None
         self._groups: dict[tuple[int, ...], Any] = {}
+        self._sends: list[Any] = []
 
     def rank(self, device: Device) -> int:
         return device[0] * self.partitions + device[1]
@@ -40,13 +41,26 @@ class MpiRendezvous:
     def fail(self, exc: BaseException) -> None:
         self.failure = exc
 
-    def post(self, channel: int, value: Any) -> None:
-        raise HloError(f"send on channel {channel}: send/recv across MPI ranks is not "
-                       "supported yet (run the devices in one process)")
+    def post(self, channel: int, value: Any, to: Device | None = None) -> None:
+        """A send to device `to`'s rank, tagged by channel (non-blocking: the ranks of a
+        ring all send before they receive)."""
+        if to is None:
+            raise HloError(f"send on channel {channel}: across MPI ranks a send must name "
+                           f"its target ({SEND_RECV_PAIRS}); run the devices in one process")
+        self._sends.append(self.comm.isend(value, dest=self.rank(to), tag=channel))
 
-    def take(self, channel: int) -> Any:
-        raise HloError(f"recv on channel {channel}: send/recv across MPI ranks is not "
-                       "supported yet (run the devices in one process)")
+    def take(self, channel: int, me: Device | None = None,
+             source: Device | None = None) -> Any:
+        if source is None:
+            raise HloError(f"recv on channel {channel}: across MPI ranks a recv must name "
+                           f"its source ({SEND_RECV_PAIRS}); run the devices in one process")
+        return self.comm.recv(source=self.rank(source), tag=channel)
+
+    def finish(self) -> None:
+        """Wait until every send of this rank has been delivered."""
+        for request in self._sends:
+            request.wait()
+        self._sends.clear()
 
     def exchange(self, key: tuple[Any, ...], group: list[Device], me: Device,
                  value: Any) -> dict[Device, Any]:
@@ -74,6 +88,7 @@ def run_mpi(module: Module, arrays: dict[str, Any],
     ctx = DeviceContext(me[0], me[1], cfg.replica_count, cfg.num_partitions, rendezvous)
     args = split_arguments(module, arrays, only=me)[me]
     result = (make_runner or interpreter_runner(module))(ctx).run(args)
+    rendezvous.finish()
     gathered = comm.gather((me, result), root=0)
     if comm.rank != 0:
         return None

@@ -66,6 +66,10 @@ class Chip:
     #: ICI per-link one-way bandwidth (bytes/s) and link count (reported only).
     ici_link_bandwidth: float = 0.0
     ici_links: int = 0
+    #: ICI torus shape of the slice (chips per axis, x first; empty: chosen from the device
+    #: count, see targets/tpu/ici.py) and the latency of one hop.
+    ici_topology: tuple[int, ...] = ()
+    ici_hop_latency_s: float = 1e-6
     #: SCALE-Sim compatibility: one array, closed-form fold timing, no weight overlap,
     #: stall-free memory (CALC mode); `dataflow` is ws, os or is.
     scalesim: bool = False
@@ -133,6 +137,8 @@ _COMMON_SOURCES = {
     "step_overhead_s": "Pallas pipelining guide (~0.35 us per grid step)",
     "dma_latency_s": "assumption (not public)",
     "smem_bytes": "JAX (1 MiB per TC)",
+    "ici_topology": "assumption (the most balanced slice of the device count, ici.py)",
+    "ici_hop_latency_s": "assumption (not public; about a microsecond per hop)",
 }
 
 CHIPS: dict[str, Chip] = {

@@ -25,7 +25,7 @@ from hlotool.analysis.liveness import sequential_computations
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.module import Module
 from hlotool.ir.opcodes import Opcode
-from hlotool.targets.tpu import layout, units
+from hlotool.targets.tpu import ici, layout, units
 from hlotool.targets.tpu.chips import Chip
 from hlotool.targets.tpu.mxu import tpu_matmul
 from hlotool.targets.tpu.program import Candidate, Kernel, Op, Program
@@ -82,6 +82,9 @@ def plan_kernel(ins: Instruction, chip: Chip) -> Kernel:
                 "core; the bodies run as their own kernels", cycles=lat)
         return Kernel(name, opcode, "control", (), (), {}, "", [], [op], 0, True, 1, cycles=lat,
                       scalar_cycles=lat)
+    collective = ici.plan(ins, chip)
+    if collective is not None:
+        return collective
     works = [units.classify(b, chip) for b in body_of(ins)]
     operands = list(dict.fromkeys(ins.operands))
     in_layouts = [layout.of_shape(o.shape) for o in operands]

@@ -94,8 +94,8 @@ def _cast(x: np.ndarray, t: PrimitiveType) -> np.ndarray:
 class TpuEvaluator(Evaluator):
     """The interpreter with MXU numerics for dots and convolutions, recording kernels."""
 
-    def __init__(self, module: Any, program: Program) -> None:
-        super().__init__(module)
+    def __init__(self, module: Any, program: Program, device: Any = None) -> None:
+        super().__init__(module, device=device)
         self.program = program
         self.depth = program.chip.mxu_depth
         self.impls = dict(IMPLS)
@@ -167,9 +167,11 @@ class Simulation:
         self.counts = Counter(trace)
 
 
-def simulate(module: Any, program: Program, args: Sequence[Value]) -> Simulation:
-    """Run the module on `args` with TPU numerics, recording every kernel execution."""
-    ev = TpuEvaluator(module, program)
+def simulate(module: Any, program: Program, args: Sequence[Value],
+             device: Any = None) -> Simulation:
+    """Run the module on `args` with TPU numerics, recording every kernel execution
+    (as `device`, a DeviceContext, when it is one of several)."""
+    ev = TpuEvaluator(module, program, device)
     with np.errstate(all="ignore"):
         result = ev.run(list(args))
     return Simulation(program, ev.trace, result)

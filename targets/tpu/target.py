@@ -29,9 +29,11 @@ class TpuExecutable(Executable):
         self.program = program
         self.last: Simulation | None = None
         self._stats = ExecutionStats()
+        #: The DeviceContext this executable runs as, when the module has several devices.
+        self.device: Any = None
 
     def run(self, args: Sequence[Any]) -> Any:
-        self.last = simulate(self.module, self.program, args)
+        self.last = simulate(self.module, self.program, args, self.device)
         self._stats = ExecutionStats(native=len(self.last.trace))
         return self.last.result
 

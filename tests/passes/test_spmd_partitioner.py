@@ -147,3 +147,183 @@ def test_shardy_meshes_and_axis_lists() -> None:
     assert both.tiles == (8,) and [c[0] for c in both.coords] == list(range(8))
     (flipped,) = parse_sharding_per_value('#sdy.sharding<@flip, [{"x"}]>', meshes, [1])
     assert flipped.coords == ((1,), (0,))
+
+
+#: JAX cases the parallel rules cover: the op that must run on pieces, its per-device
+#: shape, and whether a collective completes it.
+PARALLEL = {
+    "conv_batch": (O.CONVOLUTION, (2, 6, 6, 4), None),
+    "conv_out_feature": (O.CONVOLUTION, (2, 6, 6, 2), None),
+    "conv_in_feature": (O.CONVOLUTION, (2, 6, 6, 4), O.ALL_REDUCE),
+    "conv_batch_feature": (O.CONVOLUTION, (2, 5, 5, 2), None),
+    "conv_spatial": (O.CONVOLUTION, (2, 2, 6, 4), O.COLLECTIVE_PERMUTE),
+    "gather_index_parallel": (O.GATHER, (2, 6), None),
+    "gather_passthrough": (O.GATHER, (16, 2), None),
+    "embedding": (O.GATHER, (12, 8), O.ALL_REDUCE),
+    "scatter_passthrough": (O.SCATTER, (10, 2), None),
+    "while_data_parallel": (O.DOT, (2, 8), None),
+    "scan_sharded": (O.TANH, (2, 4), O.ALL_REDUCE),
+    "cond_sharded": (O.CONDITIONAL, (4, 6), None),
+    "sharding_constraint": (O.DOT, (4, 12), O.ALL_REDUCE),
+    "out_sharding": (O.DOT, (4, 4), None),
+    "scatter_index_parallel": (O.SCATTER, (10, 8), O.ALL_REDUCE),
+}
+
+
+def _spmd(case: str) -> object:
+    module = parse_hlo((SHARDED / case / "module.hlo").read_text())
+    PIPELINES["spmd"].run(module, [verify_after_each])
+    return module
+
+
+@pytest.mark.parametrize("case", sorted(PARALLEL))
+def test_parallel_rules_hold_no_whole_values(case: str) -> None:
+    """The op runs on each device's piece, nothing is all-gathered, and no value in any
+    computation has the global shape of a sharded parameter."""
+    original = parse_hlo((SHARDED / case / "module.hlo").read_text())
+    whole = {p.shape.dimensions for p in original.entry.parameters
+             if p.sharding is not None and "devices" in p.sharding.text}
+    module = _spmd(case)
+    opcode, shape, collective = PARALLEL[case]
+    everything = [i for c in module.computations for i in c.instructions]
+    assert [i.shape.dimensions for i in everything if i.opcode is opcode] == [shape]
+    assert not [i for i in everything if i.opcode is O.ALL_GATHER]
+    assert not [i.name for i in everything if i.shape.is_array and i.shape.dimensions in whole]
+    if collective is not None:
+        assert any(i.opcode is collective for i in everything)
+
+
+@pytest.mark.parametrize("case", sorted(PARALLEL))
+def test_partitioned_cases_run_on_cpu(case: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from hlotool.cli import main
+
+    folder = SHARDED / case
+    assert main(["run", str(folder / "module.hlo"), "--pipeline", "spmd", "--target", "cpu",
+                 "--inputs", str(folder / "inputs.npz"),
+                 "--expect", str(folder / "expected_global.npz"), "--rtol", "1e-5",
+                 "--atol", "1e-5"]) == 0, capsys.readouterr()
+
+
+def test_sharding_constraints_propagate_backward() -> None:
+    """with_sharding_constraint on a dot's result: the dot itself computes row blocks
+    (its replicated operand cut to rows), as XLA's propagation does."""
+    module = _spmd("sharding_constraint")
+    everything = [i for c in module.computations for i in c.instructions]
+    assert not [i for i in everything if i.opcode is O.CUSTOM_CALL]
+    assert not [i for i in everything if i.shape.is_array and i.shape.dimensions == (16, 12)]
+    (tanh,) = [i for i in everything if i.opcode is O.TANH]
+    assert tanh.shape.dimensions == (4, 12)
+
+
+def test_backward_propagation_through_elementwise_ops() -> None:
+    module = _check("""HloModule m
+ENTRY e {
+  x = f32[8,6] parameter(0)
+  y = f32[8,6] parameter(1)
+  s = f32[8,6] add(x, y)
+  n = f32[8,6] negate(s)
+  ROOT c = f32[8,6] custom-call(n), custom_call_target="Sharding", sharding={devices=[1,2]<=[2]}
+}""", 2)
+    adds = [i for i in module.entry.instructions if i.opcode in (O.ADD, O.NEGATE)]
+    assert [i.shape.dimensions for i in adds] == [(8, 3), (8, 3)]
+
+
+def test_gather_of_a_split_table_clamps_out_of_range_indices() -> None:
+    """Indices past the table clamp to its last row, as on one device."""
+    text = f"""HloModule m
+{ADD}ENTRY e {{
+  t = f32[16,3] parameter(0), sharding={{devices=[4,1]<=[4]}}
+  i = s32[5,1] constant({{ {{0}}, {{15}}, {{40}}, {{-3}}, {{6}} }})
+  ROOT g = f32[5,3] gather(t, i), offset_dims={{1}}, collapsed_slice_dims={{0}}, start_index_map={{0}}, index_vector_dim=1, slice_sizes={{1,3}}
+}}"""
+    module = _check(text, 4)
+    (g,) = [i for i in module.entry.instructions if i.opcode is O.GATHER]
+    assert g.operand(0).shape.dimensions == (4, 3)
+
+
+def test_calls_while_and_tuple_conditional_partition_inside() -> None:
+    module = _check(f"""HloModule m
+{ADD}
+twice {{
+  a = f32[8,4] parameter(0)
+  ROOT m = f32[8,4] add(a, a)
+}}
+body {{
+  s = (s32[], f32[8,4]) parameter(0)
+  n = s32[] get-tuple-element(s), index=0
+  x = f32[8,4] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  n1 = s32[] add(n, one)
+  y = f32[8,4] call(x), to_apply=twice
+  ROOT r = (s32[], f32[8,4]) tuple(n1, y)
+}}
+cond {{
+  s = (s32[], f32[8,4]) parameter(0)
+  n = s32[] get-tuple-element(s), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(n, three), direction=LT
+}}
+yes {{
+  p = (f32[8,4], f32[8,4]) parameter(0)
+  a = f32[8,4] get-tuple-element(p), index=0
+  b = f32[8,4] get-tuple-element(p), index=1
+  s = f32[8,4] subtract(a, b)
+  ROOT t = (f32[8,4], f32[8,4]) tuple(s, a)
+}}
+no {{
+  p = (f32[8,4], f32[8,4]) parameter(0)
+  a = f32[8,4] get-tuple-element(p), index=0
+  e = f32[8,4] exponential(a)
+  ROOT t = (f32[8,4], f32[8,4]) tuple(e, e)
+}}
+ENTRY e {{
+  x = f32[8,4] parameter(0), sharding={{devices=[4,1]<=[4]}}
+  z = s32[] constant(0)
+  init = (s32[], f32[8,4]) tuple(z, x)
+  w = (s32[], f32[8,4]) while(init), condition=cond, body=body
+  v = f32[8,4] get-tuple-element(w), index=1
+  k = f32[] constant(0)
+  total = f32[] reduce(v, k), dimensions={{0,1}}, to_apply=add
+  positive = pred[] compare(total, k), direction=GT
+  pair = (f32[8,4], f32[8,4]) tuple(v, x)
+  ROOT c = (f32[8,4], f32[8,4]) conditional(positive, pair, pair), true_computation=yes, false_computation=no
+}}""", 4)
+    everything = [i for c in module.computations for i in c.instructions]
+    assert not [i for i in everything if i.opcode in (O.ALL_GATHER, O.CALL)]
+    assert not [i for i in everything if i.shape.is_array and i.shape.dimensions == (8, 4)]
+
+
+def test_reshape_rules() -> None:
+    from hlotool.spmd.placement import Placement
+    from hlotool.spmd.rules import reshape
+
+    rows = Placement((4, 1), tuple((d, 0) for d in range(4)))
+    merged = reshape(rows, (8, 6), (48,))
+    assert merged is not None and merged.tiles == (4,)
+    assert reshape(rows, (8, 6), (1, 8, 2, 3)).tiles == (1, 4, 1, 1)
+    split = reshape(rows, (8, 6), (4, 2, 6))
+    assert split is not None and split.tiles == (4, 1, 1)
+    cols = Placement((1, 4), tuple((0, d) for d in range(4)))
+    assert reshape(cols, (8, 6), (48,)) is None  # a split minor dim cannot merge
+    assert reshape(rows, (8, 6), (2, 24)) is None  # 4 tiles do not divide 2
+
+
+@pytest.mark.parametrize(("kernel", "pad", "stride"), [(3, "1_1", 1), (4, "1_2", 1),
+                                                       (2, "0_1", 1), (3, "1_1", 2)])
+def test_spatially_split_convolutions_exchange_halos(kernel: int, pad: str,
+                                                     stride: int) -> None:
+    """Same-size windows take their neighbours' edge rows; strided ones are gathered."""
+    out = 8 // stride
+    module = _check(f"""HloModule m
+ENTRY e {{
+  x = f32[2,8,5,3] parameter(0), sharding={{devices=[1,4,1,1]<=[4]}}
+  k = f32[{kernel},3,3,4] parameter(1)
+  ROOT c = f32[2,{out},5,4] convolution(x, k), window={{size={kernel}x3 stride={stride}x1 pad={pad}x1_1}}, dim_labels=b01f_01io->b01f
+}}""", 4)
+    ops = _opcodes(module)
+    if stride == 1:
+        assert O.COLLECTIVE_PERMUTE in ops and O.ALL_GATHER not in ops
+        (conv,) = [i for i in module.entry.instructions if i.opcode is O.CONVOLUTION]
+        assert conv.shape.dimensions == (2, 2, 5, 4)
+    else:
+        assert O.ALL_GATHER in ops

@@ -161,7 +161,15 @@ def _collective_permute_start(ev: Evaluator, ins: Instruction, operands: list[Va
 
 @impl(O.SEND)
 def _send(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
-    ev.device.send(ins.attrs.get("channel_id") or 0, operands[0])
+    from hlotool.spmd.groups import send_recv_peer
+
+    d = ev.device
+    peer = send_recv_peer(ins, d.me, d.replicas, d.partitions)
+    if peer is not False:  # pairs that name no target for this device: nothing sent
+        if peer is not None:
+            d.send(ins.attrs.get("channel_id") or 0, operands[0], peer)
+    else:
+        d.send(ins.attrs.get("channel_id") or 0, operands[0])
     return (operands[0], np.zeros((), np.uint32), TOKEN)
 
 
@@ -172,10 +180,36 @@ def _send_done(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
 
 @impl(O.RECV)
 def _recv(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
-    return (ev.device.recv(ins, ins.attrs.get("channel_id") or 0), np.zeros((), np.uint32),
-            TOKEN)
+    from hlotool.spmd.groups import send_recv_peer
+
+    d = ev.device
+    channel = ins.attrs.get("channel_id") or 0
+    peer = send_recv_peer(ins, d.me, d.replicas, d.partitions)
+    if peer is False:
+        value = d.recv(ins, channel)
+    elif peer is None:  # no source sends to this device: zeros, as collective-permute
+        shape = ins.shape.tuple_shapes[0]
+        value = np.zeros(shape.dimensions, shape.element_type.numpy_dtype)
+    else:
+        value = d.recv(ins, channel, peer)
+    return (value, np.zeros((), np.uint32), TOKEN)
 
 
 @impl(O.RECV_DONE)
 def _recv_done(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
     return (operands[0][0], TOKEN)
+
+
+# -- infeed and outfeed: the run's shared queues (interpreter.run_parallel's `infeed`) ------
+
+
+@impl(O.INFEED)
+def _infeed(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
+    fed = ev.device.infeed(ins)
+    return (tuple(fed) if isinstance(fed, (tuple, list)) else (fed,), TOKEN)
+
+
+@impl(O.OUTFEED)
+def _outfeed(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
+    ev.device.outfeed(ins, operands[0])
+    return TOKEN

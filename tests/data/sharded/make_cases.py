@@ -143,5 +143,71 @@ def more_cases(line4: Mesh, grid: Mesh) -> None:
          (spec(grid, "a", "b"),), 4)
 
 
+def parallel_rule_cases() -> None:
+    """Convolutions, gathers, scatters, loops, conditionals and sharding constraints the
+    partitioner runs in parallel (own random stream: `make_cases.py parallel` remakes
+    just these)."""
+    rng = np.random.default_rng(11)
+
+    def draw(*shape: int) -> np.ndarray:
+        return rng.standard_normal(shape).astype(np.float32)
+
+    devs = jax.devices()
+    line4 = Mesh(np.array(devs[:4]), ("x",))
+    line8 = Mesh(np.array(devs[:8]), ("x",))
+    grid = Mesh(np.array(devs[:4]).reshape(2, 2), ("a", "b"))
+    line2 = Mesh(np.array(devs[:2]), ("x",))
+
+    def spec(mesh: Mesh, *axes: object) -> NamedSharding:
+        return NamedSharding(mesh, P(*axes))
+
+    def conv(x, k):
+        return jax.lax.conv_general_dilated(x, k, (1, 1), "SAME",
+                                            dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+    save("conv_out_feature", conv, [draw(2, 6, 6, 3), draw(3, 3, 3, 8)],
+         (spec(line4), spec(line4, None, None, None, "x")), 4)
+    save("conv_in_feature", conv, [draw(2, 6, 6, 8), draw(3, 3, 8, 4)],
+         (spec(line4, None, None, None, "x"), spec(line4, None, None, "x", None)), 4)
+    save("conv_batch_feature", conv, [draw(4, 5, 5, 3), draw(3, 3, 3, 4)],
+         (spec(grid, "a"), spec(grid, None, None, None, "b")), 4)
+    ids = (np.arange(16, dtype=np.int32) * 5) % 24
+    save("gather_index_parallel", lambda t, i: t[i], [draw(24, 6), ids],
+         (spec(line8), spec(line8, "x")), 8)
+    save("gather_passthrough", lambda t, i: t[i], [draw(24, 8), ids],
+         (spec(line4, None, "x"), spec(line4)), 4)
+    save("scatter_passthrough", lambda x, i, u: x.at[i].add(u),
+         [draw(10, 8), np.array([1, 3, 3, 7], np.int32), draw(4, 8)],
+         (spec(line4, None, "x"), spec(line4), spec(line4, None, "x")), 4)
+
+    def loop(x, w):
+        return jax.lax.fori_loop(0, 3, lambda i, c: jnp.tanh(c @ w) + i, x)
+
+    save("while_data_parallel", loop, [draw(16, 8), draw(8, 8)],
+         (spec(line8, "x"), spec(line8)), 8)
+
+    def branch(p, x):
+        return jax.lax.cond(p > 0, lambda y: jnp.sin(y) * 2, lambda y: jnp.cos(y) - 1, x)
+
+    save("cond_sharded", branch, [np.float32(1.5), draw(8, 6)],
+         (spec(line2), spec(line2, "x")), 2)
+
+    def constrained(x, w):
+        h = jax.lax.with_sharding_constraint(x @ w, spec(line4, "x", None))
+        return jnp.tanh(h).sum(0)
+
+    save("sharding_constraint", constrained, [draw(16, 8), draw(8, 12)],
+         (spec(line4), spec(line4)), 4)
+    save("out_sharding", lambda x, w: jnp.tanh(x @ w), [draw(16, 8), draw(8, 4)],
+         (spec(line4), spec(line4)), 4, out_shardings=spec(line4, "x", None))
+    save("scatter_index_parallel", lambda x, i, u: x.at[i].add(u),
+         [draw(10, 8), np.array([1, 3, 3, 7, 0, 9, 3, 12], np.int32), draw(8, 8)],
+         (spec(line4), spec(line4, "x"), spec(line4, "x", None)), 4)
+    save("conv_spatial", conv, [draw(2, 8, 6, 3), draw(5, 3, 3, 4)],
+         (spec(line4, None, "x"), spec(line4)), 4)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] != ["parallel"]:
+        main()
+    parallel_rule_cases()
