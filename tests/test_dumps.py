@@ -66,11 +66,21 @@ def test_several_modules_need_module(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["parse", str(d), "--module", "jit__lambda", "--stage", "after"]) == 0
 
 
-def test_binary_input_is_refused_without_echo(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_proto_of_a_dump_reads_as_its_text(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["parse", str(AFTER)]) == 0
+    text = capsys.readouterr().out
+    assert main(["parse", str(AFTER.with_name(AFTER.name.replace(".txt", ".hlo.pb")))]) == 0
+    assert capsys.readouterr().out == text
+
+
+def test_binary_input_is_refused_without_echo(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
     pb = DUMP / "module_0000.jit__lambda.cpu_after_optimizations.hlo.pb"
-    assert main(["parse", str(pb)]) == 2
+    broken = tmp_path / "broken.hlo"
+    broken.write_bytes(b"\x00\xff\x1b[2J" + pb.read_bytes()[7:200])
+    assert main(["parse", str(broken)]) == 2
     err = capsys.readouterr().err
-    assert "binary file" in err and "\0" not in err and len(err) < 300
+    assert "binary file" in err and "\0" not in err and "\x1b" not in err and len(err) < 300
 
 
 def test_graph_diff_pairs_a_dump_before_and_after(tmp_path: Path) -> None:
