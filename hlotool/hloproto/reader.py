@@ -31,23 +31,13 @@ def read(data: bytes, filename: str = "") -> ProtoModule:
     """Parse a binary or text format HloModuleProto, HloProto or HloSnapshot."""
     try:
         from google.protobuf import message as pb_message
-        from google.protobuf import text_format
     except ImportError:
         raise HloError(f"{filename or 'the input'} is an HloProto; reading it needs protobuf: "
                        "pip install 'hlotool[proto]'") from None
     from hlotool.hloproto.schema import message_class
 
     if filename.endswith(TEXT_SUFFIXES) or (b"\0" not in data[:4096] and is_text_format(data)):
-        text = data.decode("utf-8", errors="replace")
-        m = TEXT_START.match(text)
-        kind = _TEXT_KIND.get(m.group(1), "HloModuleProto") if m else "HloModuleProto"
-        msg = message_class(kind)()
-        try:
-            text_format.Parse(text, msg, allow_unknown_field=True)
-        except text_format.ParseError as exc:
-            raise HloError(f"not an {kind} in protobuf text format: {exc.args[0]}",
-                           exc.GetLine() or 0, exc.GetColumn() or 0) from None
-        return _unpack(kind, msg)
+        return _read_text(data.decode("utf-8", errors="replace"))
     for kind in ("HloSnapshot", "HloProto", "HloModuleProto"):
         msg = message_class(kind)()
         try:
@@ -58,6 +48,33 @@ def read(data: bytes, filename: str = "") -> ProtoModule:
             return _unpack(kind, msg)
     raise HloError("a binary file that is no HloModuleProto, HloProto or HloSnapshot (give "
                    "HLO text, StableHLO text, an XLA dump's .hlo.pb or a .pbtxt)")
+
+
+def _read_text(text: str) -> ProtoModule:
+    """Protobuf text format. Fields the schema does not declare (a newer XLA's) are
+    skipped; when the module is unusable without them, the first one is the error."""
+    from google.protobuf import text_format
+
+    from hlotool.hloproto.schema import message_class
+
+    m = TEXT_START.match(text)
+    kind = _TEXT_KIND.get(m.group(1), "HloModuleProto") if m else "HloModuleProto"
+    msg = message_class(kind)()
+    try:
+        text_format.Parse(text, msg)
+        return _unpack(kind, msg)
+    except text_format.ParseError as exc:
+        strict = HloError(f"not an {kind} in protobuf text format: "
+                          f"{str(exc).partition(' : ')[2] or exc}",
+                          exc.GetLine() or 0, exc.GetColumn() or 0)
+    msg = message_class(kind)()
+    try:
+        text_format.Parse(text, msg, allow_unknown_field=True)
+    except text_format.ParseError:
+        raise strict from None
+    if _module_of(kind, msg) is None:
+        raise strict
+    return _unpack(kind, msg)
 
 
 def _module_of(kind: str, msg: Any) -> Any:
