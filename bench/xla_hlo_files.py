@@ -83,14 +83,14 @@ def check(text: str, targets: list[str]) -> tuple[bool, str, dict[str, np.ndarra
     except HloError as exc:
         return True, f"parsed (XLA:CPU does not run it: {exc.message[:160]})", None
     for target in targets:
-        got = output_arrays(_run(text, target, args))
+        got = output_arrays(run_target(text, target, args))
         bad = [d for d in compare_outputs(got, want, **TOLERANCE) if not d.ok]
         if bad:
             return False, f"{target}: {bad[0].key} {bad[0].reason}", want
     return True, "matches XLA:CPU on " + ", ".join(targets), want
 
 
-def _run(text: str, target: str, args: list[np.ndarray]) -> object:
+def run_target(text: str, target: str, args: list[np.ndarray]) -> object:
     from hlotool.commands.opt import apply_passes
 
     module = parse_hlo(text)

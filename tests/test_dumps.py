@@ -88,3 +88,20 @@ def test_graph_diff_pairs_a_dump_before_and_after(tmp_path: Path) -> None:
     assert main(["graph", "--diff", str(DUMP), "-o", str(paired)]) == 0
     assert main(["graph", "--diff", str(BEFORE), str(AFTER), "-o", str(files)]) == 0
     assert paired.read_text() == files.read_text()
+
+
+def test_a_folder_of_protos_only_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Dumped with --xla_dump_hlo_as_proto alone: DIR --module --stage reads the .hlo.pb,
+    and graph --diff pairs before and after as it does for text."""
+    real = DUMP.parent / "dump_proto" / "dump"
+    protos = tmp_path / "protos"
+    protos.mkdir()
+    for p in real.glob("module_0002.*.hlo.pb"):
+        shutil.copy(p, protos / p.name)
+    for stage in ("before", "after"):
+        assert main(["parse", str(protos), "--module", "jit_loop", "--stage", stage]) == 0
+        from_proto = capsys.readouterr().out
+        assert main(["parse", str(real), "--module", "2", "--stage", stage]) == 0
+        assert capsys.readouterr().out == from_proto
+    assert main(["graph", "--diff", str(protos), "-o", str(tmp_path / "d.dot")]) == 0
+    assert "fusion" in (tmp_path / "d.dot").read_text()
