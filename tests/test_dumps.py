@@ -80,7 +80,7 @@ def test_binary_input_is_refused_without_echo(tmp_path: Path,
     broken.write_bytes(b"\x00\xff\x1b[2J" + pb.read_bytes()[7:200])
     assert main(["parse", str(broken)]) == 2
     err = capsys.readouterr().err
-    assert "binary file" in err and "\0" not in err and "\x1b" not in err and len(err) < 300
+    assert "is a binary file" in err and "\0" not in err and "\x1b" not in err and len(err) < 300
 
 
 def test_graph_diff_pairs_a_dump_before_and_after(tmp_path: Path) -> None:

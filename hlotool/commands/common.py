@@ -28,7 +28,8 @@ class Source:
         #: A snapshot's arguments (`arg0, ...`), the inputs of its run.
         self.arguments: dict[str, Any] | None = None
         if path == "-":
-            data = sys.stdin.buffer.read()
+            stream = getattr(sys.stdin, "buffer", None)  # text-only when a test replaces it
+            data = stream.read() if stream is not None else sys.stdin.read().encode()
         else:
             try:
                 data = Path(path).read_bytes()
@@ -44,9 +45,12 @@ class Source:
         """An HloProto's module as HLO text (errors in it then point into that text)."""
         if self._proto is None:
             return
-        from hlotool.hloproto.reader import read
+        from hlotool.hloproto.reader import NotAProto, read
 
-        proto = read(self._proto, "" if self.name == "<stdin>" else self.name)
+        try:
+            proto = read(self._proto, "" if self.name == "<stdin>" else self.name)
+        except NotAProto as exc:
+            raise UsageError(f"{self.name} is a binary file, but {exc.message}") from None
         self._proto = None
         self.proto_kind, self.text, self.arguments = proto.kind, proto.text, proto.arguments
         self.name = f"{self.name} ({proto.kind} as HLO text)"

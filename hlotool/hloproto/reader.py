@@ -17,6 +17,10 @@ _TEXT_KIND = {"hlo_module": "HloProto", "buffer_assignment": "HloProto", "hlo": 
               "execution_platform": "HloSnapshot"}
 
 
+class NotAProto(HloError):
+    """Binary input that decodes as none of the three messages."""
+
+
 @dataclass(frozen=True, slots=True)
 class ProtoModule:
     """What an HloProto file held: its module as HLO text, and for a snapshot the
@@ -46,8 +50,8 @@ def read(data: bytes, filename: str = "") -> ProtoModule:
             continue
         if _module_of(kind, msg) is not None:
             return _unpack(kind, msg)
-    raise HloError("a binary file that is no HloModuleProto, HloProto or HloSnapshot (give "
-                   "HLO text, StableHLO text, an XLA dump's .hlo.pb or a .pbtxt)")
+    raise NotAProto("it decodes as no HloModuleProto, HloProto or HloSnapshot (give HLO "
+                    "text, StableHLO text, an XLA dump's .hlo.pb or a .pbtxt)")
 
 
 def _read_text(text: str) -> ProtoModule:

@@ -121,7 +121,7 @@ def test_truncated_proto_is_refused_without_echo(tmp_path: Path,
     cut.write_bytes(pb.read_bytes()[: pb.stat().st_size // 2])
     assert main(["parse", str(cut)]) == 2
     err = capsys.readouterr().err
-    assert "no HloModuleProto, HloProto or HloSnapshot" in err and "\0" not in err
+    assert "decodes as no HloModuleProto, HloProto or HloSnapshot" in err and "\0" not in err
 
 
 def test_an_error_in_the_module_points_into_its_hlo_text(tmp_path: Path,
