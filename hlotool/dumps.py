@@ -4,7 +4,8 @@ XLA names every file of one compiled module `module_NNNN.NAME.REST`: NNNN its un
 NAME the module name (`jit_f`, `a_inference_f_12__`, `SyncTensorsGraph.123`), REST the
 stage and format: `before_optimizations.txt` (HLO text as the framework produced it),
 `cpu_after_optimizations.txt` / `sm_8.0_gpu_after_optimizations.txt` (after the backend's
-passes), the same with `.hlo.pb` (an HloProto, with `--xla_dump_hlo_as_proto`), and
+passes), the same with `.hlo.pb` (an HloProto, with `--xla_dump_hlo_as_proto`),
+`snapshot.N.pb` (an HloSnapshot of a run, with `--xla_dump_hlo_snapshots`), and
 buffer-assignment, memory and LLVM files that hlotool does not read.
 """
 
@@ -16,13 +17,14 @@ from pathlib import Path
 
 from hlotool.diagnostics import HloError
 
-STAGES = ("before", "after")
+STAGES = ("before", "after", "snapshot")
 _FILE = re.compile(r"^module_(\d+)\.(.+)$")
 #: The stage/format tails hlotool reads, longest first.
 _TAILS = (
     (re.compile(r"^before_optimizations\.(txt|hlo\.pb|pb|pbtxt|hlo\.pbtxt)$"), "before"),
     (re.compile(r"^([A-Za-z0-9_.]+_)?after_optimizations\.(txt|hlo\.pb|pb|pbtxt|hlo\.pbtxt)$"),
      "after"),
+    (re.compile(r"^snapshot\.-?\d+\.pb$"), "snapshot"),
 )
 
 
@@ -69,7 +71,7 @@ def _module_name(rests: list[str]) -> str | None:
                 return rest[: -len(suffix)]
     for rest in rests:
         for i, c in enumerate(rest):
-            if c == "." and _stage(rest[i + 1:]) == "after":
+            if c == "." and _stage(rest[i + 1:]) in ("after", "snapshot"):
                 return rest[:i]
     return None
 
@@ -110,4 +112,5 @@ def select(folder: Path, module: str | None, stage: str | None) -> DumpFile:
     for f in files:
         if (f.id, f.name) == chosen and f.stage == want:
             return f
-    raise HloError(f"module {chosen[0]} {chosen[1]} has no {want}-optimizations file in {folder}")
+    what = "snapshot" if want == "snapshot" else f"{want}-optimizations file"
+    raise HloError(f"module {chosen[0]} {chosen[1]} has no {what} in {folder}")

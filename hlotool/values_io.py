@@ -30,7 +30,7 @@ def load_npz(path: str | Path) -> dict[str, np.ndarray]:
     path = Path(path)
     try:
         with path.open("rb") as f:
-            if f.read(4) != b"PK\x03\x04":
+            if f.read(4) not in (b"PK\x03\x04", b"PK\x05\x06"):  # an entry, or empty
                 hint = " (a .npy file: save it with np.savez as arg0)" if path.suffix == ".npy" else ""
                 raise HloError(f"cannot read {path}: not an npz (zip) archive{hint}")
         with np.load(path, allow_pickle=False) as z:

@@ -27,11 +27,14 @@ class CustomFusionInlinerPass(Pass):
     hlotool has no such libraries, so in a module XLA already compiled, those
     instructions would each run as a kernel of their own; given back to the caller,
     the fusion passes that follow fuse them for hlotool's kernels (the softmax between
-    attention's two dots becomes one row kernel)."""
+    attention's two dots becomes one row kernel). With `all-kinds`, every fusion is
+    inlined: the module as plain HLO, as XLA's HLO->StableHLO import needs it (XLA:CPU
+    compiles no kInput or kLoop fusion it is given)."""
 
     name = "custom-fusion-inliner"
     summary = "give the instructions of kCustom (library) fusions back to the fusion passes"
     xla = ""
+    all_kinds: bool = False
 
     def run(self, module: Module) -> bool:
         names = NameTable(module)
@@ -41,7 +44,8 @@ class CustomFusionInlinerPass(Pass):
             found = False
             for comp in non_fusion_computations(module):
                 for ins in list(comp.instructions):
-                    if ins.opcode is not Opcode.FUSION or ins.attrs.get("kind") != "kCustom":
+                    if ins.opcode is not Opcode.FUSION or (
+                            not self.all_kinds and ins.attrs.get("kind") != "kCustom"):
                         continue
                     body = ins.attrs["calls"]
                     root = clone_into(body, Builder.before(ins, names), ins.operands)

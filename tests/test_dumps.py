@@ -66,11 +66,21 @@ def test_several_modules_need_module(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["parse", str(d), "--module", "jit__lambda", "--stage", "after"]) == 0
 
 
-def test_binary_input_is_refused_without_echo(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_proto_of_a_dump_reads_as_its_text(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["parse", str(AFTER)]) == 0
+    text = capsys.readouterr().out
+    assert main(["parse", str(AFTER.with_name(AFTER.name.replace(".txt", ".hlo.pb")))]) == 0
+    assert capsys.readouterr().out == text
+
+
+def test_binary_input_is_refused_without_echo(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
     pb = DUMP / "module_0000.jit__lambda.cpu_after_optimizations.hlo.pb"
-    assert main(["parse", str(pb)]) == 2
+    broken = tmp_path / "broken.hlo"
+    broken.write_bytes(b"\x00\xff\x1b[2J" + pb.read_bytes()[7:200])
+    assert main(["parse", str(broken)]) == 2
     err = capsys.readouterr().err
-    assert "binary file" in err and "\0" not in err and len(err) < 300
+    assert "is a binary file" in err and "\0" not in err and "\x1b" not in err and len(err) < 300
 
 
 def test_graph_diff_pairs_a_dump_before_and_after(tmp_path: Path) -> None:
@@ -78,3 +88,20 @@ def test_graph_diff_pairs_a_dump_before_and_after(tmp_path: Path) -> None:
     assert main(["graph", "--diff", str(DUMP), "-o", str(paired)]) == 0
     assert main(["graph", "--diff", str(BEFORE), str(AFTER), "-o", str(files)]) == 0
     assert paired.read_text() == files.read_text()
+
+
+def test_a_folder_of_protos_only_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Dumped with --xla_dump_hlo_as_proto alone: DIR --module --stage reads the .hlo.pb,
+    and graph --diff pairs before and after as it does for text."""
+    real = DUMP.parent / "dump_proto" / "dump"
+    protos = tmp_path / "protos"
+    protos.mkdir()
+    for p in real.glob("module_0002.*.hlo.pb"):
+        shutil.copy(p, protos / p.name)
+    for stage in ("before", "after"):
+        assert main(["parse", str(protos), "--module", "jit_loop", "--stage", stage]) == 0
+        from_proto = capsys.readouterr().out
+        assert main(["parse", str(real), "--module", "2", "--stage", stage]) == 0
+        assert capsys.readouterr().out == from_proto
+    assert main(["graph", "--diff", str(protos), "-o", str(tmp_path / "d.dot")]) == 0
+    assert "fusion" in (tmp_path / "d.dot").read_text()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from hlotool.ir.module import Module
@@ -18,32 +18,55 @@ class UsageError(Exception):
 
 
 class Source:
-    """An input file's name and text (kept for error reports)."""
+    """An input file's name and text (kept for error reports). An HloProto (`.pb`,
+    `.pbtxt`) is held as its bytes until `read_proto` turns it into HLO text."""
 
     def __init__(self, path: str) -> None:
         self.name = "<stdin>" if path == "-" else path
+        #: The proto message read (HloModuleProto, HloProto, HloSnapshot), None for text.
+        self.proto_kind: str | None = None
+        #: A snapshot's arguments (`arg0, ...`), the inputs of its run.
+        self.arguments: dict[str, Any] | None = None
         if path == "-":
-            self.text = sys.stdin.read()
+            stream = getattr(sys.stdin, "buffer", None)  # text-only when a test replaces it
+            data = stream.read() if stream is not None else sys.stdin.read().encode()
         else:
             try:
                 data = Path(path).read_bytes()
             except OSError as exc:
                 raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-            if b"\0" in data[:4096]:
-                raise UsageError(f"{path} is a binary file (an HloProto .pb?), not HLO or "
-                                 "StableHLO text: give the .txt of the same dump, or its folder")
-            self.text = data.decode("utf-8", errors="replace")
+        from hlotool.hloproto import is_proto
+
+        self._proto: bytes | None = data if is_proto(data, path) else None
+        binary = b"\0" in data[:4096]
+        self.text = "" if binary else data.decode("utf-8", errors="replace")
+
+    def read_proto(self) -> None:
+        """An HloProto's module as HLO text (errors in it then point into that text)."""
+        if self._proto is None:
+            return
+        from hlotool.hloproto.reader import NotAProto, read
+
+        try:
+            proto = read(self._proto, "" if self.name == "<stdin>" else self.name)
+        except NotAProto as exc:
+            raise UsageError(f"{self.name} is a binary file, but {exc.message}") from None
+        self._proto = None
+        self.proto_kind, self.text, self.arguments = proto.kind, proto.text, proto.arguments
+        self.name = f"{self.name} ({proto.kind} as HLO text)"
 
 
 def add_input(p: argparse.ArgumentParser) -> None:
     """The FILE argument and --input-format, as every command takes them."""
-    p.add_argument("file", metavar="FILE", help="HLO (.hlo) or StableHLO (.mlir) text; - for stdin")
+    p.add_argument("file", metavar="FILE", help="HLO (.hlo) or StableHLO (.mlir) text, an "
+                   "HloProto (.pb, .pbtxt) or an --xla_dump_to folder; - for stdin")
     p.add_argument("--input-format", choices=("hlo", "stablehlo"),
                    help="the input's language (default: by suffix and first token)")
     p.add_argument("--module", metavar="NAME|ID",
                    help="FILE is an --xla_dump_to folder: the module to read (hlotool ls DIR)")
-    p.add_argument("--stage", choices=("before", "after"),
-                   help="FILE is a dump folder: before or after XLA's passes (default before)")
+    p.add_argument("--stage", choices=("before", "after", "snapshot"),
+                   help="FILE is a dump folder: before or after XLA's passes (default "
+                   "before), or an HloSnapshot of a run (its arguments are the inputs)")
 
 
 def load(args: argparse.Namespace, verify: bool = True, path: str | None = None) -> Module:
@@ -52,6 +75,7 @@ def load(args: argparse.Namespace, verify: bool = True, path: str | None = None)
 
     src = Source(dump_file(args, path or args.file))
     args._source = src
+    src.read_proto()
     fmt = getattr(args, "input_format", None)
     module = parse_text(src.text, src.name if src.name != "<stdin>" else "", fmt)
     if verify:

@@ -48,15 +48,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _row(f: DumpFile) -> dict[str, object]:
-    """One file's line: its instruction count when it parses as text (None otherwise)."""
+    """One file's line: its instruction count when it parses (None otherwise)."""
     from hlotool.diagnostics import HloError
     from hlotool.frontend import parse_text
 
     count = None
-    if not f.is_proto:
-        try:
-            count = parse_text(f.path.read_text(errors="replace")).instruction_count
-        except HloError:
-            count = None
+    try:
+        if f.is_proto:
+            from hlotool.hloproto.reader import read
+
+            text = read(f.path.read_bytes(), str(f.path)).text
+        else:
+            text = f.path.read_text(errors="replace")
+        count = parse_text(text).instruction_count
+    except HloError:
+        count = None
     return {"id": f.id, "name": f.name, "stage": f.stage, "instructions": count,
             "file": f.path.name}

@@ -94,7 +94,9 @@ def run(args: argparse.Namespace) -> int:
     target = resolve_target(args.target)
     args.seed_given = args.seed is not None
     args.seed = 0 if args.seed is None else args.seed
-    args.inputs = args.inputs or _sibling_inputs(args, module)
+    snapshot = args._source.arguments
+    if not args.inputs and snapshot is None:
+        args.inputs = _sibling_inputs(args, module)
     from hlotool.commands.run_devices import device_count, partition_shard_maps, run_devices
 
     partition_shard_maps(module)
@@ -105,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
                          "the cpu target computes as XLA:CPU does")
     if args.inputs:
         inputs = values_io.entry_arguments(module, values_io.load_npz(args.inputs))
+    elif snapshot is not None:
+        inputs = values_io.entry_arguments(module, snapshot)
     else:
         inputs = values_io.random_arguments(module, args.seed)
     module = _specialize_dynamic(module, args, inputs)

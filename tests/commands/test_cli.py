@@ -110,7 +110,8 @@ def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[st
 def test_cli_starts_without_heavy_modules() -> None:
     code = ("import sys, hlotool.cli as c\n"
             "c.build_parser()\n"
-            "heavy = [m for m in ('llvmlite', 'textual', 'graphviz', 'jax', 'numpy', 'lark') "
+            "heavy = [m for m in ('llvmlite', 'textual', 'graphviz', 'jax', 'numpy', 'lark', "
+            "'google.protobuf') "
             "if m in sys.modules]\n"
             "print(heavy)")
     t0 = time.perf_counter()
