@@ -477,15 +477,26 @@ def emit_entry(module: ir.Module, name: str, body: ir.Function, x86: bool, n: in
     function that calls the body (the entry itself when not split, which saves LLVM a
     function to compile) unpacks the buffers, sets FTZ/DAZ in MXCSR (per thread, as
     XLA:CPU runs), calls the body and restores MXCSR."""
+    emit_steps(module, name, x86, [(body, n, parts)])
+
+
+def emit_steps(module: ir.Module, name: str, x86: bool,
+               steps: list[tuple[ir.Function, int, int]]) -> None:
+    """`void name(void **buffers)` running body functions one after another, each as
+    `emit_entry` runs one: (body, n, parts) over `[0, n)` in at most `parts` parts. One
+    entry for all the steps: every function costs LLVM's code generator ~1 ms."""
     entry = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR]), name=name)
-    if parts <= 1:
-        _emit_part(entry, body, x86, u.i64(0), u.i64(n))
-        return
-    part = ir.Function(module, _PART, name=f"{name}.part")
-    part.linkage = "internal"
-    _emit_part(part, body, x86, part.args[1], part.args[2])
     b = ir.IRBuilder(entry.append_basic_block("entry"))
-    call_parallel_for(b, part, entry.args[0], n, parts)
+    for k, (body, n, parts) in enumerate(steps):
+        if parts <= 1:
+            _call_part(b, entry.args[0], body, x86, u.i64(0), u.i64(n))
+            continue
+        part = ir.Function(module, _PART, name=f"{name}.part" + (f"{k}" if k else ""))
+        part.linkage = "internal"
+        pb = ir.IRBuilder(part.append_basic_block("entry"))
+        _call_part(pb, part.args[0], body, x86, part.args[1], part.args[2])
+        pb.ret_void()
+        call_parallel_for(b, part, entry.args[0], n, parts)
     b.ret_void()
 
 
@@ -513,15 +524,12 @@ def call_parallel_for(b: ir.IRBuilder, part: ir.Function, args: ir.Value, n: int
     b.call(run, [part, args, *(u.i64(v) if isinstance(v, int) else v for v in (n, parts))])
 
 
-def _emit_part(fn: ir.Function, body: ir.Function, x86: bool, begin: ir.Value,
-               end: ir.Value) -> None:
-    """Fill `fn` (first argument: the buffer array): unpack the buffers and call `body`
-    on [begin, end) with FTZ/DAZ set."""
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    ptrs = [b.load(b.gep(fn.args[0], [u.i64(k)], source_etype=u.PTR), typ=u.PTR)
+def _call_part(b: ir.IRBuilder, buffers: ir.Value, body: ir.Function, x86: bool,
+               begin: ir.Value, end: ir.Value) -> None:
+    """Unpack the buffer array and call `body` on [begin, end) with FTZ/DAZ set."""
+    ptrs = [b.load(b.gep(buffers, [u.i64(k)], source_etype=u.PTR), typ=u.PTR)
             for k in range(len(body.args) - 2)]
     with_ftz(b, x86, lambda: b.call(body, [*ptrs, begin, end]))
-    b.ret_void()
 
 
 def with_ftz(b: ir.IRBuilder, x86: bool, call: Callable[[], object]) -> None:
