@@ -73,7 +73,7 @@ def test_avx2_tile_is_correct_too() -> None:
 
     gemm.load()  # registers malloc and free
     library = CodeLibrary("gemm_avx2")
-    library.add_ir_module(gemm.runtime_ir("+avx2,+fma"), Pipeline.LEAN)
+    library.add_ir_module(gemm.runtime_ir("+avx2,+fma"), Pipeline.FULL)
     library.finalize()
     fn = _SIG(library.address(gemm.SYMBOL))
     rng = np.random.default_rng(2)

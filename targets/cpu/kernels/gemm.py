@@ -6,7 +6,8 @@ OpenBLAS (`blas.gemm_symbol`); the autotuner times both (the dot variant `gemm`:
 "blas" or "llvm") and keeps the faster. It is a runtime library (compiled once per
 host, then loaded from the disk cache), written in LLVM IR as BLIS structures a gemm:
 
-* loops over blocks of `NC` columns of B, `KC` of the contraction, `MC` rows of A;
+* loops over blocks of `NC` columns of B, `KC` of the contraction, `MC` rows of A,
+  then strips of A (kept in L1) and, inside, strips of the B block (read from L2);
 * each B block is packed into strips of `NR` columns (KC x NR contiguous, zero padded),
   each A block into strips of `MR` rows (KC x MR), so the microkernel reads both
   sequentially (A and B may be transposed: packing reads them through strides);
@@ -34,8 +35,9 @@ from hlotool.targets.llvm import irutils as u
 SYMBOL = "hlotool_llvm_sgemm"
 #: Contraction block (B strip KC x NR in L1, A block MC x KC in L2).
 KC = 256
-#: Columns of B per block (the packed B block, KC x NC floats, in L3).
-NC = 2048
+#: Columns of B per block (the packed B block, KC x NC floats = 512 KiB, in L2: the
+#: microkernel keeps one A strip in L1 and streams the B strips of the block).
+NC = 512
 #: CBLAS constants.
 _ROW_MAJOR, _TRANS = 101, 112
 
@@ -63,24 +65,44 @@ def _smin(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
 def _emit_pack(m: ir.Module, name: str, width: int) -> ir.Function:
     """`void name(ptr dst, ptr src, i64 s_row, i64 s_k, i64 row0, i64 rows, i64 k0,
     i64 kc)`: strips of `width` rows of src (element (r, p) at r*s_row + p*s_k), rows
-    row0.. (zero past `rows`), contraction k0..k0+kc, as dst[strip][p][lane]."""
+    row0.. (zero past `rows`), contraction k0..k0+kc, as dst[strip][p][lane]. Whole
+    strips copy without bounds checks along the contiguous dimension of src (rows
+    contiguous: `width` values per p, which the loop vectorizer widens)."""
     fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR] + [u.I64] * 6), name=name)
     fn.linkage = "internal"
     dst, src, s_row, s_k, row0, rows, k0, kc = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    strips = _ceil_div(b, rows, width)
     zero = ir.Constant(_F, 0.0)
-    with u.for_range(b, strips, name="strip") as s:
-        with u.for_range(b, kc, name="p") as p:
-            base = b.mul(b.add(b.mul(s, kc), p), u.i64(width))
-            col = b.mul(b.add(k0, p), s_k)
-            for lane in range(width):
-                r = b.add(b.mul(s, u.i64(width)), u.i64(lane))
-                inside = b.icmp_signed("<", r, rows)
-                at = b.add(b.mul(b.select(inside, b.add(row0, r), row0), s_row), col)
-                v = b.load(b.gep(src, [at], source_etype=_F), typ=_F)
-                b.store(b.select(inside, v, zero),
-                        b.gep(dst, [b.add(base, u.i64(lane))], source_etype=_F))
+
+    def put(s: ir.Value, p: ir.Value, lane: ir.Value, value: ir.Value) -> None:
+        at = b.add(b.mul(b.add(b.mul(s, kc), p), u.i64(width)), lane)
+        b.store(value, b.gep(dst, [at], source_etype=_F))
+
+    def get(r: ir.Value, p: ir.Value) -> ir.Value:
+        at = b.add(b.mul(b.add(row0, r), s_row), b.mul(b.add(k0, p), s_k))
+        return b.load(b.gep(src, [at], source_etype=_F), typ=_F)
+
+    with u.for_range(b, _ceil_div(b, rows, width), name="strip") as s:
+        first = b.mul(s, u.i64(width))
+        whole = b.icmp_signed("<=", b.add(first, u.i64(width)), rows)
+        with b.if_else(whole) as (full, edge):
+            with full:
+                with b.if_else(b.icmp_signed("==", s_row, u.i64(1))) as (rows_in_line, k_in_line):
+                    with rows_in_line:
+                        with u.for_range(b, kc, name="p") as p:
+                            with u.for_range(b, width, name="lane") as lane:
+                                put(s, p, lane, get(b.add(first, lane), p))
+                    with k_in_line:
+                        with u.for_range(b, width, name="lane") as lane:
+                            with u.for_range(b, kc, name="p") as p:
+                                put(s, p, lane, get(b.add(first, lane), p))
+            with edge:
+                with u.for_range(b, kc, name="p") as p:
+                    with u.for_range(b, width, name="lane") as lane:
+                        r = b.add(first, lane)
+                        inside = b.icmp_signed("<", r, rows)
+                        v = get(b.select(inside, r, u.i64(0)), p)
+                        put(s, p, lane, b.select(inside, v, zero))
     b.ret_void()
     return fn
 
@@ -208,12 +230,12 @@ def runtime_ir(features: str) -> str:
                 ic = b.mul(ib, u.i64(mc))
                 mcv = _smin(b, u.i64(mc), b.sub(rows, ic))
                 b.call(pack_a, [ap, a, sa_r, sa_k, ic, mcv, pc, kc])
-                with u.for_range(b, _ceil_div(b, nc, nr), name="jr") as js:
-                    col0 = b.mul(js, u.i64(nr))
-                    strip_b = b.gep(bp, [b.mul(b.mul(js, kc), u.i64(nr))], source_etype=_F)
-                    with u.for_range(b, _ceil_div(b, mcv, mr), name="ir") as is_:
-                        row0 = b.mul(is_, u.i64(mr))
-                        strip_a = b.gep(ap, [b.mul(b.mul(is_, kc), u.i64(mr))],
+                with u.for_range(b, _ceil_div(b, mcv, mr), name="ir") as is_:
+                    row0 = b.mul(is_, u.i64(mr))
+                    strip_a = b.gep(ap, [b.mul(b.mul(is_, kc), u.i64(mr))], source_etype=_F)
+                    with u.for_range(b, _ceil_div(b, nc, nr), name="jr") as js:
+                        col0 = b.mul(js, u.i64(nr))
+                        strip_b = b.gep(bp, [b.mul(b.mul(js, kc), u.i64(nr))],
                                         source_etype=_F)
                         at = b.add(b.mul(b.add(ic, row0), ldc), b.add(jc, col0))
                         b.call(micro, [strip_a, strip_b, kc,
@@ -236,6 +258,6 @@ def load() -> object:
     for name in ("malloc", "free"):
         llvm.add_symbol(name, ctypes.cast(getattr(libc, name), ctypes.c_void_p).value)
     features = host().features
-    library = runtime_library("llvm_sgemm", lambda: runtime_ir(features), Pipeline.LEAN)
+    library = runtime_library("llvm_sgemm", lambda: runtime_ir(features), Pipeline.FULL)
     llvm.add_symbol(SYMBOL, library.address(SYMBOL))
     return library
