@@ -28,7 +28,11 @@ included; hlotool's compiles of the same pre-optimization HLO include the `cpu` 
 pipeline, as `hlotool run` does: `cold` without the disk cache and without autotuning
 (after one warm-up compile that pays the process's imports and LLVM initialisation,
 and after loading the runtime libraries, both in the title), `tune` the autotuner's own
-time, and `cached` a compile that hits the disk cache.
+time, and `cached` a compile that hits the disk cache. `cpu cold/XLA` is the same ratio
+in CPU time of the process (XLA's compile threads included) and `cached cpu` the cached
+compile's CPU time: on a machine other jobs share, CPU time varies far less than wall
+time. `run cached` is `hlotool run`'s own `compile_seconds` in the rounds above: a cache
+hit in a new process, which also loads LLVM's code and the runtime libraries.
 
 hlotool's outputs (`--output`) are checked against XLA's once per case (rtol 2e-4, atol
 1e-5 of the largest output magnitude: dots sum in another order); a mismatch is printed
@@ -85,6 +89,12 @@ class Row:
     cold: float = 0.0
     tune: float = 0.0
     cached: float = 0.0
+    #: The same compiles in CPU milliseconds of this process (all its threads).
+    xla_compile_cpu: float = 0.0
+    cold_cpu: float = 0.0
+    cached_cpu: float = 0.0
+    #: `hlotool run`'s own `compile_seconds` (ms) per round: a cache hit in a new process.
+    run_compile_rounds: list[float] = field(default_factory=list)
     error: str = ""
 
     @property
@@ -107,6 +117,10 @@ class Row:
     @property
     def ratio(self) -> float:
         return statistics.median(self.ratios)
+
+    @property
+    def run_compile(self) -> float:
+        return statistics.median(self.run_compile_rounds) if self.run_compile_rounds else 0.0
 
 
 def geomean(values: list[float]) -> float:
@@ -229,22 +243,24 @@ def _values(x: Any) -> list[np.ndarray]:
     return [np.asarray(v) for v in (x if isinstance(x, tuple | list) else (x,))]
 
 
-def xla_compile_ms(case: Case) -> float:
-    """XLA's compile time (`lower(...).compile()`), on a fresh function and empty caches."""
+def xla_compile_ms(case: Case) -> tuple[float, float]:
+    """XLA's compile time (`lower(...).compile()`), on a fresh function and empty caches:
+    wall and CPU milliseconds (of the whole process, so XLA's compile threads count)."""
     import jax
 
     jax.clear_caches()
     fresh = lambda *a, _fn=case.fn: _fn(*a)  # noqa: E731 - a new function: no trace cache hit
     lowered = jax.jit(fresh).lower(*case.args)
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     lowered.compile()
-    return (time.perf_counter() - t) * 1000
+    return (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
 
 
 def compiles(case: Case, text: str, repeat: int, cache_root: Path) -> dict[str, float]:
     """Medians in milliseconds of `repeat` rounds, each one XLA compile then hlotool's
     cold (untuned, no cache), tuned (timing the tuner) and cached compiles of `text`,
-    each after the `cpu` pass pipeline as `hlotool run` does."""
+    each after the `cpu` pass pipeline as `hlotool run` does; wall time, and CPU time
+    (`*_cpu`: less sensitive to other jobs on the machine)."""
     from hlotool.commands.opt import apply_passes
     from hlotool.frontend import parse_hlo
     from hlotool.targets.cpu import CpuTarget
@@ -255,21 +271,27 @@ def compiles(case: Case, text: str, repeat: int, cache_root: Path) -> dict[str, 
     def add(key: str, ms: float) -> None:
         times.setdefault(key, []).append(ms)
 
-    def compile_ms(target: CpuTarget) -> tuple[Any, float]:
+    def compile_ms(target: CpuTarget, key: str = "") -> tuple[Any, float]:
         module = parse_hlo(text)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         apply_passes(module, "cpu", None, verify_each=False)
         executable = target.compile(module)
-        return executable, (time.perf_counter() - t) * 1000
+        wall, cpu = (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
+        if key:
+            add(key, wall)
+            add(f"{key}_cpu", cpu)
+        return executable, wall
 
     for r in range(repeat):
-        add("xla", xla_compile_ms(case))
-        add("cold", compile_ms(CpuTarget(cache=False, autotune=False))[1])
+        wall, cpu = xla_compile_ms(case)
+        add("xla", wall)
+        add("xla_cpu", cpu)
+        compile_ms(CpuTarget(cache=False, autotune=False), "cold")
         cache = DiskCache(cache_root / f"r{r}")
         tuned, wall = compile_ms(CpuTarget(cache=cache, autotune=True, log=None))
         lib = tuned.library
         add("tune", lib.timings.stages.get("autotune", 0.0) * 1000 if lib is not None else wall)
-        add("cached", compile_ms(CpuTarget(cache=cache, autotune=True, log=None))[1])
+        compile_ms(CpuTarget(cache=cache, autotune=True, log=None), "cached")
     return {k: statistics.median(v) for k, v in times.items()}
 
 
@@ -362,18 +384,22 @@ def measure(case: Case, *, rounds: int, runs: int, compile_repeat: int, bandwidt
         row.xla_rounds.append(xla_run_ms(lambda: compiled(*resident), runs))
         report = hlotool_bench(module, inputs, runs, cache)
         row.ours_rounds.append(report["run_seconds_median"] * 1000)
+        row.run_compile_rounds.append(report["compile_seconds"] * 1000)
         row.copy_rounds.append(xla_run_ms(lambda: compiled(*case.args), runs))
     row.floor = floor_ms(case, xla_out, bandwidth, flops)
     times = compiles(case, module.read_text(), compile_repeat, root / "compile")
     row.xla_compile, row.cold = times["xla"], times["cold"]
     row.tune, row.cached = times["tune"], times["cached"]
+    row.xla_compile_cpu, row.cold_cpu = times["xla_cpu"], times["cold_cpu"]
+    row.cached_cpu = times["cached_cpu"]
     return row
 
 
 # --- output ---------------------------------------------------------------------------
 
 HEADERS = ["case", "XLA ms", "hlotool ms", "hlo/XLA", "spread", "XLA+copy ms", "hlo %floor",
-           "XLA %floor", "XLA compile", "cold", "cold/XLA", "tune", "cached"]
+           "XLA %floor", "XLA compile", "cold", "cold/XLA", "cpu cold/XLA", "tune", "cached",
+           "cached cpu", "run cached"]
 
 
 def cells(row: Row) -> list[str]:
@@ -384,7 +410,10 @@ def cells(row: Row) -> list[str]:
     return [name, f"{row.xla:.3f}", f"{row.ours:.3f}", f"{row.ratio:.2f}",
             f"{min(row.ratios):.2f}-{max(row.ratios):.2f}", f"{row.xla_copy:.2f}",
             pct(row.ours), pct(row.xla), f"{row.xla_compile:.0f}", f"{row.cold:.0f}",
-            f"{row.cold / row.xla_compile:.1f}", f"{row.tune:.0f}", f"{row.cached:.1f}"]
+            f"{row.cold / row.xla_compile:.1f}",
+            f"{row.cold_cpu / row.xla_compile_cpu:.1f}" if row.xla_compile_cpu else "–",
+            f"{row.tune:.0f}", f"{row.cached:.1f}", f"{row.cached_cpu:.1f}",
+            f"{row.run_compile:.1f}"]
 
 
 def summary(rows: list[Row]) -> str:

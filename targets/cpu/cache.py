@@ -12,7 +12,8 @@ The key hashes everything the machine code depends on:
 * the module's structure with names (`hlotool.ir.structure.fingerprint(names=True)`:
   opcodes, shapes and layouts, attributes, constants, wiring, call graph);
 * the kernel-relevant facts: the source of the code generator (every `.py` file of
-  `hlotool.targets.cpu`, so a changed emitter never loads stale code), the LLVM version,
+  `hlotool.targets.cpu`, by path, size and modification time, so a changed emitter
+  never loads stale code), the LLVM version,
   the optimisation level;
 * the target name, the host triple, CPU name and feature string;
 * the hlotool version.
@@ -40,6 +41,7 @@ import functools
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,27 +68,43 @@ def cache_dir() -> Path | None:
 
 @functools.cache
 def _code_version() -> str:
-    """Hash of the code generator's source files and the LLVM/hlotool versions."""
+    """Hash of the code generator's source files (each one's path, size and modification
+    time: reading and hashing them cost 3-20 ms a process) and the LLVM/hlotool
+    versions."""
     import llvmlite
     import llvmlite.binding as llvm
 
     h = hashlib.blake2b(digest_size=16)
     root = Path(__file__).parent
-    for p in sorted(root.rglob("*.py")):
-        h.update(p.relative_to(root).as_posix().encode())
-        h.update(p.read_bytes())
+    for path in _sources(root):
+        st = os.stat(path)
+        h.update(f"{os.path.relpath(path, root)} {st.st_size} {st.st_mtime_ns}\n".encode())
     h.update(f"llvmlite {llvmlite.__version__} llvm {llvm.llvm_version_info}".encode())
     h.update(_hlotool_version().encode())
     return h.hexdigest()
 
 
-def _hlotool_version() -> str:
-    try:
-        from importlib.metadata import version
+def _sources(root: Path) -> list[str]:
+    """The `.py` files under `root`, sorted."""
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        found += [os.path.join(folder, f) for f in files if f.endswith(".py")]
+    return sorted(found)
 
-        return version("hlotool")
-    except Exception:  # noqa: BLE001 - an uninstalled checkout
-        return "unknown"
+
+def _hlotool_version() -> str:
+    """The version of the hlotool distribution on `sys.path` (from its `.dist-info`
+    folder's name: importlib.metadata costs ~80 ms of imports)."""
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith("hlotool-") and name.endswith(".dist-info"):
+                return name[len("hlotool-"):-len(".dist-info")]
+    return "unknown"
 
 
 def module_key(module: Module, *, target: str = "cpu", speed_level: int = 2) -> str:

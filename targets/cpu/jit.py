@@ -277,6 +277,21 @@ class CodeLibrary:
             engine.finalize_object()
         self._engine = engine
 
+    def address(self, name: str) -> int:
+        """The address of the function or global `name`."""
+        if self._engine is None:
+            raise RuntimeError(f"library {self.name} is not finalized")
+        address = self._engine.get_global_value_address(name)
+        if not address:
+            raise KeyError(f"{name} is not defined in library {self.name}")
+        return address
+
+    def keep_forever(self) -> None:
+        """Never free the code (threads that outlive every reference run it); the
+        library can give no more addresses."""
+        if self._engine is not None:
+            self._engine.detach()
+
     def get_function(self, name: str) -> ctypes._CFuncPtr:
         """A ctypes function pointer to an entry point `void name(void **)`."""
         if self._engine is None:

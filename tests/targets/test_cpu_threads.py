@@ -9,6 +9,7 @@ compiled without the disk cache, whose key does not include that threshold.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -232,3 +233,43 @@ def test_split_kernel_from_the_disk_cache(tmp_path: Path) -> None:
         assert_same(first.run([x]), want)
     finally:
         parallel.set_threads(old)
+
+
+def _os_threads() -> int:
+    return len(os.listdir(f"/proc/{os.getpid()}/task"))
+
+
+def test_workers_are_pooled(low_threshold: None) -> None:
+    """Split kernels reuse the pool's workers: many runs start no more threads than one."""
+    parallel.set_threads(3)
+    text = elementwise((61, 77))
+    ex = compile_text(text)
+    x = rand(61, 77, seed=14)
+    with np.errstate(all="ignore"):
+        want = Evaluator(parse_hlo(text)).run([x])
+    assert_same(ex.run([x]), want)
+    before = _os_threads()
+    for _ in range(50):
+        assert_same(ex.run([x]), want)
+    assert _os_threads() <= before
+
+
+def test_split_kernel_in_a_forked_child(low_threshold: None) -> None:
+    """A forked child (which has none of the parent's workers) runs split kernels."""
+    parallel.set_threads(3)
+    text = softmax_text(29, 500, "kInput")
+    ex = compile_text(text)
+    x = rand(29, 500, seed=15)
+    with np.errstate(all="ignore"):
+        want = Evaluator(parse_hlo(text)).run([x])
+    assert_same(ex.run([x]), want)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            got = ex.run([x])
+            code = 0 if np.array_equal(got.view(np.uint32), want.view(np.uint32)) else 3
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -12,16 +12,23 @@ LLVM IR and JIT-compiled once per process by this module:
                               void **buffers, i64 n, i64 max_parts)
 
 It uses `parts = min(threads, max_parts, n)` threads: the calling thread and
-`parts - 1` new detached ones (pthread_create; none is kept between calls). The range is
-cut into `min(n, CHUNKS_PER_THREAD * parts)` chunks (chunk c is
+`parts - 1` workers of a pool started once per process (detached pthreads, started
+as a loop first needs them and kept until the process exits; asleep on a condition
+variable between loops). The caller posts the loop (heap-allocated shared state,
+reference counted) under the pool's lock, wakes `parts - 1` workers and works itself.
+The range is cut into `min(n, CHUNKS_PER_THREAD * parts)` chunks (chunk c is
 `[n*c/chunks, n*(c+1)/chunks)`) that the threads take first come, first served from an
 atomic counter; the caller returns once every chunk is done, without waiting for a
-thread that has not started yet (it finds no chunk left and only frees its reference to
-the shared state, which is heap allocated and reference counted). So on a busy machine
-a thread the OS does not run delays the kernel by at most one chunk, and a part whose
-thread cannot be created is simply done by the others. Every part function sets MXCSR's
-FTZ/DAZ bits itself (MXCSR is per thread). Two kernels may run at once from different
-Python threads (ctypes releases the GIL): they share nothing but the thread count.
+worker that has not woken yet (it finds the loop gone, or no chunk left, and only drops
+its reference). So on a busy machine a worker the OS does not run delays the kernel by
+at most one chunk, and a worker that cannot be started is simply missing. Waking a
+pooled worker costs a few microseconds where starting a thread cost tens (a 64x64
+kernel split in two: ~6 instead of ~18 us a call over the unsplit call, medians on a
+loaded machine). Every part function sets MXCSR's FTZ/DAZ bits itself (MXCSR is per
+thread). The pool runs one loop at a time: a loop posted while another is in flight
+(a kernel on another Python thread, or a part that itself calls a split kernel) runs
+on its calling thread alone. A forked child starts with an empty pool
+(`os.register_at_fork`).
 
 The thread count is not compiled into the kernels (so it is not part of the compile-cache
 key): it is the global `hlotool.threads` of the runtime module, set from Python at import
@@ -29,11 +36,12 @@ to $HLOTOOL_THREADS or, when unset, the number of CPUs this process may run on
 (`os.sched_getaffinity`), and changed with `set_threads`. The compile-time `max_parts`
 of a kernel caps the parts by its amount of work (`kernel_work`, `max_parts`); a kernel
 below two parts' worth is compiled without any call to the runtime, so it never pays
-the thread start (tens of microseconds).
+the dispatch.
 
-Kernels reach the runtime through `llvmlite.binding.add_symbol`, done at import of this
-module (imported by the loop kernels, hence before any JIT finalization or disk-cache
-load); the runtime's code is never freed (a detached thread may still be leaving it).
+The runtime is a runtime library of the disk cache (`cache.runtime_library`: compiled
+once per host, ~80 ms, then loaded in ~1 ms). Kernels reach it through
+`llvmlite.binding.add_symbol`, done at import of this module (imported by the loop kernels, hence before any JIT finalization or disk-cache
+load); the runtime's code is never freed (the workers run it until the process exits).
 """
 
 from __future__ import annotations
@@ -51,15 +59,18 @@ from hlotool.targets.llvm import irutils as u
 
 #: The runtime entry kernels call.
 PARALLEL_FOR = "hlotool_parallel_for"
+#: The pool's set-up, called once when the runtime is loaded.
+POOL_INIT = "hlotool.pool_init"
 #: The thread count as kernels read it (`load_threads`).
 THREADS = "hlotool_threads"
 #: Most threads one kernel uses.
 MAX_THREADS = 256
 #: Work units (`kernel_work`) one part must have at least. Starting the threads of a
-#: split costs ~20-40 us on the development machine (znver4, 2 cores) and a unit takes
-#: ~0.01-0.03 ns there (gelu: 0.016, a copy: 0.011), so a part runs >= ~60 us and a
-#: kernel splits from ~120 us of single-thread work. (XLA:CPU's DefaultCostModel asks
-#: 100000 "cycles" of flops + 10 x bytes per part, with a pooled runtime.)
+#: split cost ~20-40 us on the development machine (znver4, 2 cores) before the pool
+#: (waking pooled workers costs a few) and a unit takes ~0.01-0.03 ns there (gelu:
+#: 0.016, a copy: 0.011), so a part runs >= ~60 us and a kernel splits from ~120 us of
+#: single-thread work. (XLA:CPU's DefaultCostModel asks 100000 "cycles" of flops + 10 x
+#: bytes per part.)
 MIN_WORK_PER_PART = 1 << 22
 
 #: MXCSR bits: flush-to-zero (15) and denormals-are-zero (6).
@@ -68,31 +79,80 @@ FTZ_DAZ = 0x8040
 _PART = ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64])
 
 
-#: Words of the shared state of one parallel loop (heap allocated: a worker that starts
-#: after the loop is over still reads it, and the last one out frees it).
-_FN, _BUFFERS, _N, _CHUNKS, _NEXT, _DONE, _REFS = range(7)
-_STATE_WORDS = 7
+#: Words of the shared state of one parallel loop (heap allocated and reference counted:
+#: a worker that is still leaving a loop reads it, and the last one out frees it).
+_FN, _BUFFERS, _N, _CHUNKS, _NEXT, _DONE, _REFS, _SLOTS = range(8)
+_STATE_WORDS = 8
+#: Bytes reserved for a pthread mutex or condition variable (glibc: 40 and 48, macOS:
+#: 64 and 48).
+_SYNC_BYTES = 128
+
+_LIBC = [("pthread_create", u.I32, [u.PTR, u.PTR, u.PTR, u.PTR]),
+         ("pthread_detach", u.I32, [u.I64]),
+         ("pthread_mutex_init", u.I32, [u.PTR, u.PTR]),
+         ("pthread_mutex_lock", u.I32, [u.PTR]),
+         ("pthread_mutex_unlock", u.I32, [u.PTR]),
+         ("pthread_cond_init", u.I32, [u.PTR, u.PTR]),
+         ("pthread_cond_wait", u.I32, [u.PTR, u.PTR]),
+         ("pthread_cond_signal", u.I32, [u.PTR]),
+         ("sched_yield", u.I32, []),
+         ("malloc", u.PTR, [u.I64]),
+         ("free", ir.VoidType(), [u.PTR])]
+
+
+class _Pool:
+    """The pool's globals in the runtime module: its lock and the condition its idle
+    workers wait on, the loop being run (null when none), a counter bumped for every
+    loop posted, and the number of workers started."""
+
+    def __init__(self, m: ir.Module) -> None:
+        self.libc = {name: ir.Function(m, ir.FunctionType(ret, args), name=name)
+                     for name, ret, args in _LIBC}
+        sync = ir.ArrayType(u.I8, _SYNC_BYTES)
+        self.mutex, self.cond = (self._global(m, f"hlotool.pool.{x}", sync, 64)
+                                 for x in ("mutex", "cond"))
+        self.job = self._global(m, "hlotool.pool.job", u.PTR, 8)
+        self.posted, self.workers = (self._global(m, f"hlotool.pool.{x}", u.I64, 8)
+                                     for x in ("posted", "workers"))
+
+    @staticmethod
+    def _global(m: ir.Module, name: str, typ: ir.Type, align: int) -> ir.GlobalVariable:
+        g = ir.GlobalVariable(m, typ, name=name)
+        g.initializer = ir.Constant(typ, None)
+        g.align = align
+        return g
+
+    def call(self, b: ir.IRBuilder, name: str, *args: ir.Value) -> ir.Value:
+        return b.call(self.libc[name], list(args))
+
+    def lock(self, b: ir.IRBuilder) -> None:
+        self.call(b, "pthread_mutex_lock", self.mutex)
+
+    def unlock(self, b: ir.IRBuilder) -> None:
+        self.call(b, "pthread_mutex_unlock", self.mutex)
+
+    @staticmethod
+    def get(b: ir.IRBuilder, g: ir.Value, typ: ir.Type = u.I64) -> ir.Value:
+        """A shared word, read anew every time (other threads write it)."""
+        return b.load_atomic(g, "monotonic", 8, typ=typ)
+
+    @staticmethod
+    def put(b: ir.IRBuilder, value: ir.Value, g: ir.Value) -> None:
+        """Write a shared word (built directly: llvmlite's `store_atomic` rejects
+        opaque pointers)."""
+        b._insert(ir.instructions.StoreAtomicInstr(b.block, value, g, "monotonic", 8))
 
 
 def _runtime_ir() -> str:
-    """The runtime module: `hlotool_parallel_for`, its thread routine and the
-    thread-count global."""
+    """The runtime module: `hlotool_parallel_for`, its worker threads' routine, the pool's
+    set-up (`hlotool.pool_init`) and the thread-count global."""
     m = ir.Module(name="hlotool.parallel")
     count = ir.GlobalVariable(m, u.I64, name="hlotool.threads")
     count.initializer = u.i64(1)
-    libc = {name: ir.Function(m, ir.FunctionType(ret, args), name=name) for name, ret, args in [
-        ("pthread_create", u.I32, [u.PTR, u.PTR, u.PTR, u.PTR]),
-        ("pthread_detach", u.I32, [u.I64]),
-        ("sched_yield", u.I32, []),
-        ("malloc", u.PTR, [u.I64]),
-        ("free", ir.VoidType(), [u.PTR])]}
-    work, release = _work_loop(m), _release(m, libc["free"])
-    start = ir.Function(m, ir.FunctionType(u.PTR, [u.PTR]), name="hlotool.thread_start")
-    start.linkage = "internal"
-    b = ir.IRBuilder(start.append_basic_block("entry"))
-    b.call(work, start.args)
-    b.call(release, start.args)
-    b.ret(ir.Constant(u.PTR, None))
+    pool = _Pool(m)
+    work, release = _work_loop(m), _release(m, pool.libc["free"])
+    _pool_init(m, pool)
+    worker = _worker(m, pool, work, release)
 
     fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.I64, u.I64]),
                      name=PARALLEL_FOR)
@@ -101,30 +161,44 @@ def _runtime_ir() -> str:
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     smin = lambda x, y: b.select(b.icmp_signed("<", x, y), x, y)  # noqa: E731
     parts = smin(smin(b.load(count, typ=u.I64), cap), n)
-    serial, alloc, forked = (fn.append_basic_block(x) for x in ("serial", "alloc", "fork"))
+    serial, alloc, post, busy, posted = (
+        fn.append_basic_block(x) for x in ("serial", "alloc", "post", "busy", "posted"))
     b.cbranch(b.icmp_signed("<=", parts, u.i64(1)), serial, alloc)
     b.position_at_end(serial)
     b.call(part, [buffers, u.i64(0), n])
     b.ret_void()
     b.position_at_end(alloc)
-    state = b.call(libc["malloc"], [u.i64(8 * _STATE_WORDS)])
-    b.cbranch(b.icmp_unsigned("==", state, ir.Constant(u.PTR, None)), serial, forked)
-    b.position_at_end(forked)
+    state = b.call(pool.libc["malloc"], [u.i64(8 * _STATE_WORDS)])
+    null = ir.Constant(u.PTR, None)
+    lock_block = fn.append_basic_block("lock")
+    b.cbranch(b.icmp_unsigned("==", state, null), serial, lock_block)
+    b.position_at_end(lock_block)
+    pool.lock(b)
+    # Another loop in flight (a kernel on another Python thread, or a part that runs a
+    # split kernel itself): this one runs on the calling thread alone.
+    b.cbranch(b.icmp_unsigned("!=", pool.get(b, pool.job, u.PTR), null), busy, post)
+    b.position_at_end(busy)
+    pool.unlock(b)
+    pool.call(b, "free", state)
+    b.branch(serial)
+    b.position_at_end(post)
+    helpers = _grow(b, fn, pool, worker, b.sub(parts, u.i64(1)))
     words = [b.ptrtoint(fn.args[0], u.I64), b.ptrtoint(buffers, u.I64), n,
-             smin(n, b.mul(parts, u.i64(CHUNKS_PER_THREAD))), u.i64(0), u.i64(0), parts]
+             smin(n, b.mul(parts, u.i64(CHUNKS_PER_THREAD))), u.i64(0), u.i64(0), u.i64(1),
+             helpers]
     for k, v in enumerate(words):
         b.store(v, _word(b, state, k))
-    tid = b.alloca(u.I64)
-    with u.for_range(b, b.sub(parts, u.i64(1)), name="spawn"):
-        rc = b.call(libc["pthread_create"], [tid, ir.Constant(u.PTR, None), start, state])
-        with b.if_else(b.icmp_signed("==", rc, _i32(0))) as (started, failed):
-            with started:
-                b.call(libc["pthread_detach"], [b.load(tid, typ=u.I64)])
-            with failed:
-                b.call(release, [state])
+    pool.put(b, state, pool.job)
+    pool.put(b, b.add(pool.get(b, pool.posted), u.i64(1)), pool.posted)
+    pool.unlock(b)
+    # Woken after the unlock, so that a worker does not wake only to wait for the lock.
+    with u.for_range(b, helpers, name="wake"):
+        pool.call(b, "pthread_cond_signal", pool.cond)
+    b.branch(posted)
+    b.position_at_end(posted)
     b.call(work, [state])
-    # Wait for the chunks other threads took (not for the threads: a worker that starts
-    # late finds no chunk left and only drops its reference).
+    # Wait for the chunks the workers took (not for the workers: one that wakes late
+    # finds the loop gone or no chunk left).
     chunks = b.load(_word(b, state, _CHUNKS), typ=u.I64)
     wait, waiting, over = (fn.append_basic_block(x) for x in ("wait", "waiting", "over"))
     b.branch(wait)
@@ -132,12 +206,92 @@ def _runtime_ir() -> str:
     done = b.load_atomic(_word(b, state, _DONE), "acquire", 8, typ=u.I64)
     b.cbranch(b.icmp_signed("<", done, chunks), waiting, over)
     b.position_at_end(waiting)
-    b.call(libc["sched_yield"], [])
+    pool.call(b, "sched_yield")
     b.branch(wait)
     b.position_at_end(over)
+    pool.lock(b)
+    pool.put(b, null, pool.job)
+    pool.unlock(b)
     b.call(release, [state])
     b.ret_void()
     return str(m)
+
+
+def _grow(b: ir.IRBuilder, fn: ir.Function, pool: _Pool, worker: ir.Function,
+          wanted: ir.Value) -> ir.Value:
+    """With the lock held: start workers until there are `wanted` (or one fails to
+    start); the number of workers there are, at most `wanted`."""
+    header, start, done = (fn.append_basic_block(x) for x in ("grow", "grow.start",
+                                                               "grow.done"))
+    tid = b.alloca(u.I64)
+    b.branch(header)
+    b.position_at_end(header)
+    have = pool.get(b, pool.workers)
+    b.cbranch(b.icmp_signed("<", have, wanted), start, done)
+    b.position_at_end(start)
+    null = ir.Constant(u.PTR, None)
+    rc = pool.call(b, "pthread_create", tid, null, worker, null)
+    started = fn.append_basic_block("grow.started")
+    b.cbranch(b.icmp_signed("==", rc, _i32(0)), started, done)
+    b.position_at_end(started)
+    pool.call(b, "pthread_detach", b.load(tid, typ=u.I64))
+    pool.put(b, b.add(have, u.i64(1)), pool.workers)
+    b.branch(header)
+    b.position_at_end(done)
+    have = pool.get(b, pool.workers)
+    return b.select(b.icmp_signed("<", have, wanted), have, wanted)
+
+
+def _worker(m: ir.Module, pool: _Pool, work: ir.Function, release: ir.Function) -> ir.Function:
+    """`void *worker(void *)`: sleep until a loop is posted; join it while it still
+    wants helpers (`_SLOTS`), run chunks until none is left, drop the reference, sleep
+    again. Never returns."""
+    fn = ir.Function(m, ir.FunctionType(u.PTR, [u.PTR]), name="hlotool.worker")
+    fn.linkage = "internal"
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    seen = b.alloca(u.I64)
+    b.store(u.i64(0), seen)
+    pool.lock(b)
+    check, sleep, fresh, join = (fn.append_basic_block(x)
+                                 for x in ("check", "sleep", "fresh", "join"))
+    b.branch(check)
+    b.position_at_end(check)
+    posted = pool.get(b, pool.posted)
+    b.cbranch(b.icmp_unsigned("==", posted, b.load(seen, typ=u.I64)), sleep, fresh)
+    b.position_at_end(sleep)
+    pool.call(b, "pthread_cond_wait", pool.cond, pool.mutex)
+    b.branch(check)
+    b.position_at_end(fresh)
+    b.store(posted, seen)
+    state = pool.get(b, pool.job, u.PTR)
+    slots = fn.append_basic_block("slots")
+    b.cbranch(b.icmp_unsigned("==", state, ir.Constant(u.PTR, None)), check, slots)
+    b.position_at_end(slots)
+    free = b.load(_word(b, state, _SLOTS), typ=u.I64)
+    b.cbranch(b.icmp_signed(">", free, u.i64(0)), join, check)
+    b.position_at_end(join)
+    b.store(b.sub(free, u.i64(1)), _word(b, state, _SLOTS))
+    b.atomic_rmw("add", _word(b, state, _REFS), u.i64(1), "monotonic")
+    pool.unlock(b)
+    b.call(work, [state])
+    b.call(release, [state])
+    pool.lock(b)
+    b.branch(check)
+    return fn
+
+
+def _pool_init(m: ir.Module, pool: _Pool) -> None:
+    """`void hlotool.pool_init()`: set up the lock and the condition with no worker and
+    no loop. Called when the runtime is loaded and again in a forked child, which has
+    none of the parent's workers (`os.register_at_fork`)."""
+    init = ir.Function(m, ir.FunctionType(ir.VoidType(), []), name=POOL_INIT)
+    b = ir.IRBuilder(init.append_basic_block("entry"))
+    null = ir.Constant(u.PTR, None)
+    pool.call(b, "pthread_mutex_init", pool.mutex, null)
+    pool.call(b, "pthread_cond_init", pool.cond, null)
+    pool.put(b, null, pool.job)
+    pool.put(b, u.i64(0), pool.workers)
+    b.ret_void()
 
 
 #: Chunks per thread a loop is cut into (taken first come, first served, so a thread
@@ -207,25 +361,26 @@ class _Callee:
 
 
 class _Runtime:
-    """The JIT-compiled runtime module (kept alive for the life of the process)."""
+    """The runtime library (from the disk cache, else compiled once and stored there),
+    kept for the life of the process."""
 
     def __init__(self) -> None:
-        from hlotool.targets.cpu.jit import host, target_machine
+        from hlotool.targets.cpu.cache import runtime_library
+        from hlotool.targets.cpu.jit import Pipeline
 
         libc = ctypes.CDLL(None)
-        for name in ("pthread_create", "pthread_detach", "sched_yield", "malloc", "free"):
+        for name, _, _ in _LIBC:
             llvm.add_symbol(name, ctypes.cast(getattr(libc, name), ctypes.c_void_p).value)
-        mod = llvm.parse_assembly(_runtime_ir())
-        mod.triple = host().triple
-        mod.verify()
-        self.engine = llvm.create_mcjit_compiler(mod, target_machine())
-        self.engine.finalize_object()
-        llvm.add_symbol(PARALLEL_FOR, self.engine.get_function_address(PARALLEL_FOR))
-        address = self.engine.get_global_value_address("hlotool.threads")
+        library = runtime_library("parallel", _runtime_ir, Pipeline.LEAN)
+        llvm.add_symbol(PARALLEL_FOR, library.address(PARALLEL_FOR))
+        address = library.address("hlotool.threads")
         llvm.add_symbol(THREADS, address)
         self.threads = ctypes.c_int64.from_address(address)
-        # Never freed: a detached worker may still be leaving this code at exit.
-        self.engine.detach()
+        self.pool_init = ctypes.CFUNCTYPE(None)(library.address(POOL_INIT))
+        self.pool_init()
+        os.register_at_fork(after_in_child=self.pool_init)
+        # Never freed: the pool's workers run this code until the process exits.
+        library.keep_forever()
 
 
 def default_threads() -> int:
@@ -322,15 +477,26 @@ def emit_entry(module: ir.Module, name: str, body: ir.Function, x86: bool, n: in
     function that calls the body (the entry itself when not split, which saves LLVM a
     function to compile) unpacks the buffers, sets FTZ/DAZ in MXCSR (per thread, as
     XLA:CPU runs), calls the body and restores MXCSR."""
+    emit_steps(module, name, x86, [(body, n, parts)])
+
+
+def emit_steps(module: ir.Module, name: str, x86: bool,
+               steps: list[tuple[ir.Function, int, int]]) -> None:
+    """`void name(void **buffers)` running body functions one after another, each as
+    `emit_entry` runs one: (body, n, parts) over `[0, n)` in at most `parts` parts. One
+    entry for all the steps: every function costs LLVM's code generator ~1 ms."""
     entry = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR]), name=name)
-    if parts <= 1:
-        _emit_part(entry, body, x86, u.i64(0), u.i64(n))
-        return
-    part = ir.Function(module, _PART, name=f"{name}.part")
-    part.linkage = "internal"
-    _emit_part(part, body, x86, part.args[1], part.args[2])
     b = ir.IRBuilder(entry.append_basic_block("entry"))
-    call_parallel_for(b, part, entry.args[0], n, parts)
+    for k, (body, n, parts) in enumerate(steps):
+        if parts <= 1:
+            _call_part(b, entry.args[0], body, x86, u.i64(0), u.i64(n))
+            continue
+        part = ir.Function(module, _PART, name=f"{name}.part" + (f"{k}" if k else ""))
+        part.linkage = "internal"
+        pb = ir.IRBuilder(part.append_basic_block("entry"))
+        _call_part(pb, part.args[0], body, x86, part.args[1], part.args[2])
+        pb.ret_void()
+        call_parallel_for(b, part, entry.args[0], n, parts)
     b.ret_void()
 
 
@@ -358,15 +524,12 @@ def call_parallel_for(b: ir.IRBuilder, part: ir.Function, args: ir.Value, n: int
     b.call(run, [part, args, *(u.i64(v) if isinstance(v, int) else v for v in (n, parts))])
 
 
-def _emit_part(fn: ir.Function, body: ir.Function, x86: bool, begin: ir.Value,
-               end: ir.Value) -> None:
-    """Fill `fn` (first argument: the buffer array): unpack the buffers and call `body`
-    on [begin, end) with FTZ/DAZ set."""
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    ptrs = [b.load(b.gep(fn.args[0], [u.i64(k)], source_etype=u.PTR), typ=u.PTR)
+def _call_part(b: ir.IRBuilder, buffers: ir.Value, body: ir.Function, x86: bool,
+               begin: ir.Value, end: ir.Value) -> None:
+    """Unpack the buffer array and call `body` on [begin, end) with FTZ/DAZ set."""
+    ptrs = [b.load(b.gep(buffers, [u.i64(k)], source_etype=u.PTR), typ=u.PTR)
             for k in range(len(body.args) - 2)]
     with_ftz(b, x86, lambda: b.call(body, [*ptrs, begin, end]))
-    b.ret_void()
 
 
 def with_ftz(b: ir.IRBuilder, x86: bool, call: Callable[[], object]) -> None:

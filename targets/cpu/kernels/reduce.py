@@ -467,20 +467,12 @@ def _emit_lane_kernel(module: ir.Module, plan: ReducePlan, symbol: str, x86: boo
     work = _work(red, sources)
     first = parallel.body_function(module, f"{symbol}.l1", n_args)
     _emit_lane_level(first, plan)
-    parallel.emit_entry(module, f"{symbol}.level1", first, x86, units,
-                        parallel.max_parts(units, work))
     rest = parallel.body_function(module, f"{symbol}.rest", n_args)
     _LevelOneEmitter(rest, plan).emit()
     rest_work = outputs * math.prod(counts) * 2
-    parallel.emit_entry(module, f"{symbol}.tree", rest, x86, outputs,
-                        parallel.max_parts(outputs, rest_work))
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [u.PTR]), name=symbol)
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    for name in (f"{symbol}.level1", f"{symbol}.tree"):
-        step = module.get_global(name)
-        step.linkage = "internal"
-        b.call(step, [fn.args[0]])
-    b.ret_void()
+    parallel.emit_steps(module, symbol, x86,
+                        [(first, units, parallel.max_parts(units, work)),
+                         (rest, outputs, parallel.max_parts(outputs, rest_work))])
 
 
 def _emit_lane_level(fn: ir.Function, plan: ReducePlan) -> None:
