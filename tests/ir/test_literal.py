@@ -493,6 +493,52 @@ def test_bit_equal_and_fingerprint() -> None:
     assert t1.fingerprint() != t2.fingerprint()
 
 
+def test_a_splat_stays_lazy_until_its_array_is_needed() -> None:
+    huge = Literal.splat(shape("f32[100000,100000]"), -0.0)
+    assert huge.is_lazy_splat and huge.data is not None and not any(huge.data.strides)
+    assert huge.data.base is not None and huge.data.base.nbytes == 4
+    one = huge.splat_element()
+    assert one is not None and one.tobytes() == np.float32(-0.0).tobytes()
+    assert huge.to_text(print_large=False) == "{...}"
+    assert huge.bit_equal(Literal.splat(shape("f32[100000,100000]"), -0.0))
+    assert not huge.bit_equal(Literal.splat(shape("f32[100000,100000]"), 0.0))
+    with pytest.raises(LiteralError, match="splat of 10000000000 elements"):
+        huge.to_text()
+    assert len(huge.fingerprint()) < 100
+
+
+@pytest.mark.parametrize("dims", [(2,), (1, 3), (2, 3), (2, 1, 3), (2, 3, 1, 2), (2, 2, 2, 2, 2)])
+def test_a_lazy_splat_prints_and_compares_like_its_dense_array(dims: tuple[int, ...]) -> None:
+    t = "f32[" + ",".join(map(str, dims)) + "]"
+    lazy = Literal.splat(shape(t), 1.5)
+    dense = Literal.from_array(np.full(dims, 1.5, np.float32))
+    assert lazy.is_lazy_splat and not dense.is_lazy_splat
+    assert lazy.to_text() == dense.to_text()
+    assert lazy.bit_equal(dense) and dense.bit_equal(lazy)
+    assert lazy.fingerprint() == dense.fingerprint()
+    assert not lazy.bit_equal(Literal.from_array(np.arange(np.prod(dims), dtype=np.float32)
+                                                 .reshape(dims)))
+    array = lazy.array
+    assert array is not None and array.flags.c_contiguous and not array.flags.writeable
+    np.testing.assert_array_equal(array, dense.array)
+    assert lazy.array is array  # expanded once
+    assert lit(t, lazy.to_text()).bit_equal(lazy)
+
+
+def test_elided_constants_are_lazy_zeros() -> None:
+    elided = lit("f32[30000,30000]", "{...}")
+    assert elided.elided and elided.is_lazy_splat and elided.to_text() == "{...}"
+    assert elided.data is not None and elided.data.base is not None
+    assert elided.data.base.nbytes == 4
+
+
+def test_splat_element_of_dense_arrays() -> None:
+    assert lit("s32[3]", "{7, 7, 7}").splat_element() == 7
+    assert lit("f32[2]", "{0, -0.0}").splat_element() is None  # bits differ
+    assert lit("f32[0]", "{}").splat_element() is None
+    assert Literal.zeros(Shape.token()).splat_element() is None
+
+
 def _timed_round_trip(literal: Literal) -> float:
     start = time.perf_counter()
     text = literal.to_text()
