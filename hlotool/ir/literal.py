@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -805,8 +806,118 @@ def _outer_open(rank: int, axis: int, group: int, dims: tuple[int, ...]) -> str:
 # -- reading the syntax tree -----------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class NumericBlock:
+    """A long `{...}` of plain numbers and braces, as the lexer read it: one piece of text
+    that numpy converts at once; `tree()` is the parser's literal tree of the same text."""
+
+    text: str
+
+    def tree(self) -> tuple[str, list[object]]:
+        """`("{", items)` groups of number strings, built with a stack (no recursion)."""
+        root: list[object] = []
+        stack = [root]
+        for piece in _BRACE_SPLIT.split(self.text[1:-1]):
+            if piece == "{":
+                group: list[object] = []
+                stack[-1].append(("{", group))
+                stack.append(group)
+            elif piece == "}":
+                stack.pop()
+            else:
+                stack[-1].extend(piece.replace(",", " ").split())
+        return ("{", root)
+
+
+_BRACE_SPLIT = re.compile(r"([{}])")
+_NUMBER_CHARS = "0123456789.eE-+"
+_NOT_SKELETON = str.maketrans("", "", _NUMBER_CHARS + " \t\r\n")
+_BRACES_TO_SPACES = str.maketrans("{},", "   ")
+_LONG_DIGITS = re.compile(r"\d{19}")
+_BAD_PLUS = re.compile(r"(?<![eE])\+")
+_IS_NUMBER = np.zeros(256, np.bool_)
+_IS_NUMBER[np.frombuffer(_NUMBER_CHARS.encode(), np.uint8)] = True
+_IS_SPACE = np.zeros(256, np.bool_)
+_IS_SPACE[np.frombuffer(b" \t\r\n", np.uint8)] = True
+
+
+def _block_array(shape: Shape, block: NumericBlock) -> np.ndarray | None:
+    """The array of a numeric block, converted by numpy, or None when it needs the
+    element-by-element reader (odd nesting or commas, odd tokens, range errors: that
+    reader reports them)."""
+    t, dims = shape.element_type, shape.dimensions
+    if not dims or not (t.is_float or t.is_integral) or t.is_complex or t is P.PRED:
+        return None
+    text, count = block.text, math.prod(dims)
+    is_int = t.is_integral
+    if count == 0 or text.translate(_NOT_SKELETON) != _comma_skeleton(dims) \
+            or not _one_number_per_slot(text, count) \
+            or (is_int and any(c in text for c in ".eE+")) \
+            or ("+" in text and _BAD_PLUS.search(text)):
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        try:
+            values = np.fromstring(text.translate(_BRACES_TO_SPACES),  # type: ignore[call-overload]
+                                   dtype=np.int64 if is_int else np.float64, sep=" ")
+        except (ValueError, DeprecationWarning):
+            return None
+    if values.size != count:
+        return None
+    if is_int:
+        return _block_ints(values, t, text, dims)
+    # An integer token beyond 64 bits is an error for XLA's lexer: the slow path says so.
+    if not np.isfinite(values).all() or (
+            (np.abs(values) >= 2.0**63).any() and _LONG_DIGITS.search(text)):
+        return None
+    info = _float_info(t)
+    converted = _from_double(values, info)
+    as_double = converted.astype(np.float64)
+    checked = np.where(np.isfinite(as_double), as_double, values)
+    if ((checked > info.max) | (checked < info.lowest)).any():
+        return None
+    return converted.reshape(dims)
+
+
+def _block_ints(values: np.ndarray, t: PrimitiveType, text: str,
+                dims: tuple[int, ...]) -> np.ndarray | None:
+    """Integers in range of t (numpy clamps beyond int64: those go the slow way)."""
+    lo, hi = _int_range(t) if t.bits < 64 else (_INT64_MIN, _INT64_MAX)
+    low, high = int(values.min()), int(values.max())
+    if low < lo or high > hi or ((low == _INT64_MIN or high == _INT64_MAX)
+                                 and _LONG_DIGITS.search(text)):
+        return None
+    return values.astype(t.numpy_dtype).reshape(dims)
+
+
+def _one_number_per_slot(text: str, count: int) -> bool:
+    """`count` runs of number characters, none separated from the next by spaces alone."""
+    raw = np.frombuffer(text.encode("latin-1"), np.uint8)
+    number = _IS_NUMBER[raw]
+    starts = number.copy()
+    starts[1:] &= ~number[:-1]
+    if int(starts.sum()) != count:
+        return False
+    keep = ~_IS_SPACE[raw]
+    number, starts = number[keep], starts[keep]
+    return not bool((starts[1:] & number[:-1]).any())
+
+
+def _comma_skeleton(dims: tuple[int, ...]) -> str:
+    """`{{,},{,}}` for dims (2, 2): a dense literal's braces and commas, numbers left out."""
+    inner = "{" + "," * (dims[-1] - 1) + "}"
+    for d in reversed(dims[:-1]):
+        inner = "{" + ",".join([inner] * d) + "}"
+    return inner
+
+
 def literal_from_ast(shape: Shape, node: object) -> Literal:
     """Interpret the parser's literal tree against the constant's shape."""
+    if isinstance(node, NumericBlock):
+        values = _block_array(shape, node) if shape.is_array else None
+        if values is not None:
+            return _make(shape, values)
+        node = node.tree()
     if shape.is_tuple:
         return _tuple_from_ast(shape, node)
     if not shape.is_array:

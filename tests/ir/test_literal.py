@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from hlotool.ir.literal import (
     Literal,
     LiteralError,
+    NumericBlock,
     format_float,
     literal_from_ast,
     parse_float_token,
@@ -537,6 +538,50 @@ def test_splat_element_of_dense_arrays() -> None:
     assert lit("f32[2]", "{0, -0.0}").splat_element() is None  # bits differ
     assert lit("f32[0]", "{}").splat_element() is None
     assert Literal.zeros(Shape.token()).splat_element() is None
+
+
+_BLOCK_CASES = [
+    ("f32[2,3]", "{{1, -0, 2.5e-3}, {1e38, 3.4028235e38, .5}}"),
+    ("f32[4]", "{16777217, 0.1, 1E+5, -7.}"),
+    ("bf16[3]", "{1.00390625, 3.0e38, -1e-40}"),
+    ("f8e4m3fn[3]", "{0.3, 448, -0.0}"),
+    ("f16[2]", "{65519, 6e-8}"),
+    ("f64[2]", "{0.1, 123456789012345678}"),
+    ("s8[2,2]", "{{-128, 127}, {0, -0}}"),
+    ("u64[2]", "{0, 922337203685477580}"),
+    ("s4[3]", "{-8, 7, 007}"),
+]
+
+
+@pytest.mark.parametrize(("shape_text", "text"), _BLOCK_CASES)
+def test_a_numeric_block_reads_like_its_tree(shape_text: str, text: str,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """numpy's reading of a whole block gives the bits of the element-by-element path."""
+    slow = literal_from_ast(shape(shape_text), NumericBlock(text).tree())
+
+    def no_tree(self: NumericBlock) -> object:
+        raise AssertionError("fell back to the element-by-element reader")
+
+    monkeypatch.setattr(NumericBlock, "tree", no_tree)
+    fast = literal_from_ast(shape(shape_text), NumericBlock(text))
+    assert fast.bit_equal(slow)
+
+
+@pytest.mark.parametrize(("shape_text", "text", "message"), [
+    ("f32[2]", "{1, 2, 3}", "expects 2 elements in dimension 0, but sees 3"),
+    ("f32[2,1]", "{1, 2}", "expects a braced list at nesting level 2"),
+    ("s8[2]", "{1, 300}", "value 300 is out of range for s8"),
+    ("s32[2]", "{1, 2.5}", "expects an integer for s32"),
+    ("f32[2]", "{1, 1e39}", "value 1e39 is out of range for f32"),
+    ("f32[2]", "{1, +2}", "expects a floating-point value for f32, but sees '+2'"),
+    ("u32[2]", "{1, 99999999999999999999}", "does not fit in 64 bits"),
+    ("f32[2,2]", "{{1 2, 3}, {, 4}}", "expects 2 elements in dimension 1, but sees 3"),
+    ("f32[2]", "{1-2, 3}", "expects a floating-point value for f32, but sees '1-2'"),
+])
+def test_a_numeric_block_with_errors_reports_them_like_its_tree(
+        shape_text: str, text: str, message: str) -> None:
+    with pytest.raises(LiteralError, match=re.escape(message)):
+        literal_from_ast(shape(shape_text), NumericBlock(text))
 
 
 def _timed_round_trip(literal: Literal) -> float:
