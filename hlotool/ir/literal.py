@@ -892,6 +892,11 @@ def _block_ints(values: np.ndarray, t: PrimitiveType, text: str,
 
 def _one_number_per_slot(text: str, count: int) -> bool:
     """`count` runs of number characters, none separated from the next by spaces alone."""
+    tight = text.replace(", ", ",").replace("{ ", "{").replace(" }", "}")
+    if not any(c in tight for c in " \t\r\n"):
+        # XLA's own spacing: with the skeleton checked, every slot between , { } holds
+        # one run unless it is empty.
+        return not any(empty in tight for empty in (",,", "{,", ",}", "{}"))
     raw = np.frombuffer(text.encode("latin-1"), np.uint8)
     number = _IS_NUMBER[raw]
     starts = number.copy()

@@ -577,6 +577,8 @@ def test_a_numeric_block_reads_like_its_tree(shape_text: str, text: str,
     ("u32[2]", "{1, 99999999999999999999}", "does not fit in 64 bits"),
     ("f32[2,2]", "{{1 2, 3}, {, 4}}", "expects 2 elements in dimension 1, but sees 3"),
     ("f32[2]", "{1-2, 3}", "expects a floating-point value for f32, but sees '1-2'"),
+    ("f32[2]", "{1-2,}", "expects 2 elements in dimension 0, but sees 1"),
+    ("f32[2,1]", "{{1-2},{}}", "expects 1 elements in dimension 1, but sees 0"),
 ])
 def test_a_numeric_block_with_errors_reports_them_like_its_tree(
         shape_text: str, text: str, message: str) -> None:
