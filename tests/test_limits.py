@@ -152,6 +152,20 @@ def test_random_inputs_are_made_in_their_own_type(type_: str) -> None:
         assert abs(floats.real.std() - 1) < 0.05
 
 
+@pytest.mark.parametrize(("body", "where"), [
+    ("a = f32[-1] parameter(0)\n  ROOT c = f32[-1] concatenate(a, a), dimensions={0}", "3:3"),
+    ("a = f32[4] parameter(0)\n  ROOT r = f32[-1,2] reshape(a)", "4:8"),
+    ("a = f32[?] parameter(0)\n  ROOT b = f32[?,3] broadcast(a), dimensions={0}", "3:3"),
+])
+def test_unknown_dims_never_reach_the_interpreter(tmp_path: Path, body: str, where: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The probes that crashed concatenate, reshape and broadcast: positioned errors."""
+    path = _write(tmp_path, "d.hlo", f"HloModule d\nENTRY e {{\n  {body}\n}}\n")
+    assert main(["run", path, "--target", "interp"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:{where}: error:") and "internal error" not in err
+
+
 def test_run_refuses_unbounded_hlo_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _write(tmp_path, "q.hlo", "HloModule q\nENTRY e {\n  a = f32[?] parameter(0)\n"
                   "  ROOT c = f32[?,3] broadcast(a), dimensions={0}\n}\n")
