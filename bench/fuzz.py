@@ -14,7 +14,9 @@ worker is replaced). Byte mutants of npz files, sidecars and sealed cache files 
 or fail with HloError / None; correctly signed but mutated CPU cache entries must decode
 or be refused; correctly signed but mutated grammar tables must load or be rebuilt. The
 report counts internal errors, hangs and the largest RSS of any worker and of any child
-process, and keeps up to 20 failing inputs in `--keep DIR`.
+process, and keeps up to 20 failing inputs in `--keep DIR`. With `--json FILE` the
+report is also rewritten every 500 mutants; its `resume_seed` is where to go on
+(`--seed`) after the run was stopped.
 """
 from __future__ import annotations
 
@@ -408,16 +410,31 @@ def main() -> int:
                     pending -= 1
                 else:
                     slot.give(nxt)
+                if args.json and counts["mutants"] % 500 == 0:
+                    _report(args.json, counts, by_kind, slots, cpu_done, started, final=False)
     for slot in slots:
         slot.conn.send(None)
         slot.proc.join(timeout=5)
-    counts["cpu_runs"] = cpu_done + sum(slot.cpu_runs for slot in slots)
-    counts["seconds"] = round(time.monotonic() - started, 1)
-    counts["by_kind"] = by_kind  # type: ignore[assignment]
-    print(json.dumps(counts))
-    if args.json:
-        args.json.write_text(json.dumps(counts, indent=1))
+    report = _report(args.json, counts, by_kind, slots, cpu_done, started, final=True)
+    print(json.dumps(report))
     return 1 if counts["internal_errors"] or counts["hangs"] else 0
+
+
+def _report(path: Path | None, counts: dict[str, int], by_kind: dict[str, int],
+            slots: list[Slot], cpu_done: int, started: float, final: bool) -> dict[str, object]:
+    """The counts so far; `resume_seed` is the first seed not known to be checked (pass
+    it as --seed to go on after an interrupted run). Written to `path` when given."""
+    busy = [slot.seed for slot in slots if slot.seed is not None]
+    report: dict[str, object] = dict(counts)
+    report["resume_seed"] = min(busy) if busy and not final else \
+        counts.get("last_seed", counts["first_seed"] - 1) + 1
+    report["cpu_runs"] = cpu_done + sum(slot.cpu_runs for slot in slots)
+    report["seconds"] = round(time.monotonic() - started, 1)
+    report["by_kind"] = by_kind
+    report["finished"] = final
+    if path is not None:
+        path.write_text(json.dumps(report, indent=1))
+    return report
 
 
 def _keep(folder: Path, kept: int, seed: int | None, kind: str, problem: str,
