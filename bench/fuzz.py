@@ -321,7 +321,8 @@ def worker(conn: object, run_every: int, cpu_every: int) -> None:
             payload = repr(data[:2000])
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-        conn.send((seed, kind, problem, payload if problem else "", rss, child, CPU_RUNS[0]))  # type: ignore[attr-defined]
+        message = (seed, kind, problem, payload if problem else "", rss, child, CPU_RUNS[0])
+        conn.send(message)  # type: ignore[attr-defined]
 
 
 # -- the driver -----------------------------------------------------------------------------

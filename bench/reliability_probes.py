@@ -46,7 +46,8 @@ class Result:
 
 
 def hlotool(args: list[str], env: dict[str, str], stdin: str | None = None,
-            kill_after: float | None = None, sig: int = signal.SIGINT) -> tuple[int, float, int, str, float]:
+            kill_after: float | None = None,
+            sig: int = signal.SIGINT) -> tuple[int, float, int, str, float]:
     """(status, CPU seconds, peak RSS, stderr, wall seconds) of one process.
 
     It runs under /usr/bin/time, whose fresh small process keeps this script's own peak
