@@ -87,6 +87,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    except MemoryError:
+        print("hlotool: error: out of memory: the input needs more memory than is free "
+              "(see --max-memory and docs/reliability.md)", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except Exception as exc:  # every failure becomes a message, never a traceback
         return _report(exc, args)
 

@@ -8,7 +8,8 @@
 * Memory: `run` estimates what the module needs (entry parameters, constants and the
   peak of the buffer assignment) and refuses to start above `--max-memory` (default
   `HLOTOOL_MAX_MEMORY`, else 80% of physical memory). A front end refuses a single
-  constant above that limit before allocating it.
+  dense constant above that limit before allocating it; splats stay lazy (one element,
+  `Literal.is_lazy_splat`) until a consumer needs their array.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 import numpy as np
@@ -34,9 +36,7 @@ def print_outputs(outputs: dict[str, np.ndarray]) -> None:
     for key, a in outputs.items():
         stats = ["", "", ""]
         if a.size and (a.dtype.kind in "biuf" or type(a.dtype).__module__.startswith("ml_dtypes")):
-            f = a.astype(np.float64)
-            with np.errstate(all="ignore"):
-                stats = [_fmt(np.nanmin(f)), _fmt(np.nanmax(f)), _fmt(np.nanmean(f))]
+            stats = [_fmt(v) for v in _min_max_mean(a)]
         rows.append([key, str(list(a.shape)), str(a.dtype), *stats, _preview(a)])
     columns = ("output", "shape", "dtype", "min", "max", "mean", "values")
     _console().print(_table("outputs", columns, rows, flexible="values"))
@@ -137,7 +137,27 @@ def array_summary(a: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"shape": list(a.shape), "dtype": str(a.dtype)}
     numeric = a.dtype.kind in "biuf" or type(a.dtype).__module__.startswith("ml_dtypes")
     if a.size and numeric:
-        f = a.astype(np.float64)
-        with np.errstate(all="ignore"):
-            out.update(min=float(np.nanmin(f)), max=float(np.nanmax(f)), mean=float(np.nanmean(f)))
+        low, high, mean = _min_max_mean(a)
+        out.update(min=low, max=high, mean=mean)
     return out
+
+
+#: Elements converted to float64 at a time for the statistics (8 MiB).
+_STATS_CHUNK = 1 << 20
+
+
+def _min_max_mean(a: np.ndarray) -> tuple[float, float, float]:
+    """NaN-ignoring min, max and mean in float64, a chunk at a time (never a float64
+    copy of the whole output); NaN when every element is NaN."""
+    flat = a.reshape(-1)
+    low, high, total, count = np.inf, -np.inf, 0.0, 0
+    with np.errstate(all="ignore"):
+        for start in range(0, flat.size, _STATS_CHUNK):
+            f = flat[start:start + _STATS_CHUNK].astype(np.float64)
+            f = f[~np.isnan(f)]
+            if f.size:
+                low, high = min(low, float(f.min())), max(high, float(f.max()))
+                total, count = total + float(f.sum()), count + f.size
+    if not count:
+        return math.nan, math.nan, math.nan
+    return low, high, total / count

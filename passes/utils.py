@@ -368,15 +368,16 @@ def splat_value(ins: Instruction) -> Any | None:
     equal or a broadcast of one (XLA's IsAll); None otherwise or when empty."""
     while ins.opcode is O.BROADCAST:
         ins = ins.operand(0)
-    if (ins.opcode is not O.CONSTANT or ins.literal is None or ins.literal.array is None
+    if (ins.opcode is not O.CONSTANT or ins.literal is None or ins.literal.data is None
             or ins.literal.elided):
         return None
-    arr = ins.literal.array
-    if arr.size == 0:
+    data = ins.literal.data
+    if data.size == 0:
         return None
-    first = arr.flat[0]
-    if arr.size > 1 and not np.array_equal(arr, np.full_like(arr, first)):
-        return None
+    first = data.reshape(-1)[0] if not ins.literal.is_lazy_splat else data[(0,) * data.ndim]
+    if data.size > 1 and (first != first if ins.literal.is_lazy_splat
+                          else not np.array_equal(data, np.full_like(data, first))):
+        return None  # NaN never matches, as XLA's IsAll compares values
     return first
 
 

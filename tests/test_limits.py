@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -44,22 +43,35 @@ def test_parse_size() -> None:
         parse_size("lots")
 
 
-def test_a_huge_splat_is_refused_before_allocation(tmp_path: Path,
+def test_a_huge_splat_stays_lazy_and_run_refuses_it(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     path = _write(tmp_path, "splat.mlir", (
         "func.func @main() -> tensor<100000x100000xf32> {\n"
         "  %0 = stablehlo.constant dense<0.0> : tensor<100000x100000xf32>\n"
         "  return %0 : tensor<100000x100000xf32>\n}\n"))
     tracemalloc.start()
-    assert main(["parse", path]) == 2
+    assert main(["parse", path]) == 0
+    assert main(["print", path, "-o", str(tmp_path / "p.mlir")]) == 0
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    assert peak < 200 << 20
-    started = time.monotonic()
+    assert peak < 64 << 20
+    assert "stablehlo.constant dense<0.000000e+00> : tensor<100000x100000xf32>" in \
+        (tmp_path / "p.mlir").read_text()
+    capsys.readouterr()
+    assert main(["run", path, "--target", "interp"]) == 2
+    assert "needs about" in capsys.readouterr().err
+    assert main(["print", path, "--format", "hlo"]) == 2
+    assert "constant.1: a splat of 10000000000 elements" in capsys.readouterr().err
+
+
+def test_a_huge_dense_constant_is_refused_before_allocation(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, "dense.mlir", (
+        "func.func @main() -> tensor<100000x100000xf32> {\n"
+        "  %0 = stablehlo.constant dense<\"0x00000000000000\"> : tensor<100000x100000xf32>\n"
+        "  return %0 : tensor<100000x100000xf32>\n}\n"))
     assert main(["parse", path]) == 2
-    assert time.monotonic() - started < 5
-    err = capsys.readouterr().err.split("\n\n")[-1]
-    assert f"{path}:2:27: error: the constant needs 37.3 GiB" in err
+    assert f"{path}:2:27: error: the constant needs 37.3 GiB" in capsys.readouterr().err
 
 
 def test_run_refuses_a_module_above_max_memory(tmp_path: Path,
@@ -140,6 +152,20 @@ def test_random_inputs_are_made_in_their_own_type(type_: str) -> None:
         assert abs(floats.real.std() - 1) < 0.05
 
 
+@pytest.mark.parametrize(("body", "where"), [
+    ("a = f32[-1] parameter(0)\n  ROOT c = f32[-1] concatenate(a, a), dimensions={0}", "3:3"),
+    ("a = f32[4] parameter(0)\n  ROOT r = f32[-1,2] reshape(a)", "4:8"),
+    ("a = f32[?] parameter(0)\n  ROOT b = f32[?,3] broadcast(a), dimensions={0}", "3:3"),
+])
+def test_unknown_dims_never_reach_the_interpreter(tmp_path: Path, body: str, where: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The probes that crashed concatenate, reshape and broadcast: positioned errors."""
+    path = _write(tmp_path, "d.hlo", f"HloModule d\nENTRY e {{\n  {body}\n}}\n")
+    assert main(["run", path, "--target", "interp"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:{where}: error:") and "internal error" not in err
+
+
 def test_run_refuses_unbounded_hlo_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _write(tmp_path, "q.hlo", "HloModule q\nENTRY e {\n  a = f32[?] parameter(0)\n"
                   "  ROOT c = f32[?,3] broadcast(a), dimensions={0}\n}\n")
@@ -161,20 +187,21 @@ def test_unbounded_stablehlo_runs_specialized_to_its_inputs(tmp_path: Path) -> N
     np.testing.assert_array_equal(values_io.load_npz(out)["out0"], np.concatenate([a, b]))
 
 
-def test_large_hlo_constants_parse_at_numpy_speed() -> None:
-    """A long literal of plain numbers is read whole (one lexer token, split by numpy and
-    str.split), not element by element through the grammar."""
+def test_large_hlo_constants_parse_at_numpy_speed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long literal of plain numbers is read whole (one lexer token, converted by numpy),
+    never element by element (bench/limits_probe.py times it)."""
+    from hlotool.ir import literal
+
+    def per_element(*args: object) -> float:
+        raise AssertionError("element-by-element path taken")
+
+    monkeypatch.setattr(literal, "_token_to_double", per_element)
     rng = np.random.default_rng(0)
     values = rng.standard_normal((400, 500)).astype(np.float32)
     rows = ",".join("{" + ",".join(repr(float(v)) for v in row) + "}" for row in values)
     text = f"HloModule c\nENTRY e {{\n  ROOT c = f32[400,500] constant({{{rows}}})\n}}\n"
-    parse_hlo("HloModule w\nENTRY e {\n  ROOT a = f32[] parameter(0)\n}\n")  # warm
-    started = time.monotonic()
-    module = parse_hlo(text)
-    elapsed = time.monotonic() - started
-    got = module.entry.root.literal.array  # type: ignore[union-attr]
+    got = parse_hlo(text).entry.root.literal.array  # type: ignore[union-attr]
     np.testing.assert_array_equal(got, values)
-    assert elapsed < 5.0  # ~0.2 s on an idle core; 13 s element by element
 
 
 def test_liveness_follows_calls_deeper_than_64() -> None:

@@ -72,7 +72,7 @@ def test_a_non_ascii_letter_is_a_positioned_error(tmp_path: Path, text: str,
         bad.write_text(src.replace("reduce", text, 1))
     else:
         bad.write_text(f"HloModule m\nENTRY e {{\n  ROOT {text}\n}}\n")
-    for command in ("parse", "print"):
+    for command in ("parse", "print", "debug"):
         assert main([command, str(bad)]) == 2
         err = capsys.readouterr().err
         assert err.startswith(f"{bad}:") and "unexpected character 'é'" in err

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hlotool.commands.common import EXIT_MISMATCH, EXIT_OK, add_input, load
+from hlotool.commands.common import EXIT_MISMATCH, EXIT_OK, add_input, add_timeout, load
 from hlotool.safe_io import check_output
 
 HELP = "find the first pass that breaks the module (verifier or numerics); write a reproducer"
@@ -17,6 +17,7 @@ HELP = "find the first pass that breaks the module (verifier or numerics); write
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_input(p)
+    add_timeout(p, "the bisection")
     p.add_argument("--pipeline", help="a named pipeline: default, cpu, gpu, tpu (default: default)")
     p.add_argument("--passes", help="bisect these passes instead: a,b{option=value},c")
     p.add_argument("--rtol", type=float, default=1e-5)

@@ -69,6 +69,22 @@ def add_input(p: argparse.ArgumentParser) -> None:
                    "before), or an HloSnapshot of a run (its arguments are the inputs)")
 
 
+def add_timeout(p: argparse.ArgumentParser, what: str) -> None:
+    """`--timeout SECONDS`: hlotool.interrupt ends the whole command after that long."""
+    p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                   help=f"stop {what} after SECONDS; exit 124")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"needs a positive number of seconds, got {text}")
+    return value
+
+
 def load(args: argparse.Namespace, verify: bool = True, path: str | None = None) -> Module:
     """Parse (and verify) the command's input; errors carry the source for reporting."""
     from hlotool.frontend import parse_text

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hlotool.commands.common import EXIT_OK, UsageError, add_input, load, write_text
+from hlotool.commands.common import EXIT_OK, UsageError, add_input, add_timeout, load, write_text
 from hlotool.safe_io import check_output
 
 HELP = "compile for a target and print the generated LLVM IR or assembly"
@@ -17,6 +17,7 @@ HELP = "compile for a target and print the generated LLVM IR or assembly"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_input(p)
+    add_timeout(p, "compilation")
     p.add_argument("--target", default="cpu", choices=("cpu", "gpu", "tpu"))
     p.add_argument("--emit", choices=("llvm", "asm", "ptx", "cubin", "tpu"),
                    help="optimised LLVM IR (cpu's and gpu's default), host assembly (cpu), "

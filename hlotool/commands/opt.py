@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hlotool.commands.common import EXIT_OK, UsageError, add_input, load, write_text
+from hlotool.commands.common import EXIT_OK, UsageError, add_input, add_timeout, load, write_text
 from hlotool.safe_io import check_dump_dir, check_output
 
 if TYPE_CHECKING:
@@ -23,6 +23,7 @@ PROGRESS_MIN_STEPS = 8
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_input(p)
+    add_timeout(p, "the passes")
     which = p.add_mutually_exclusive_group()
     which.add_argument(
         "--pipeline", help="a named pipeline: default, cpu, gpu, tpu (default: default)"

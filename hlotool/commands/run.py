@@ -9,7 +9,14 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from hlotool.commands.common import EXIT_MISMATCH, EXIT_OK, UsageError, add_input, load
+from hlotool.commands.common import (
+    EXIT_MISMATCH,
+    EXIT_OK,
+    UsageError,
+    add_input,
+    add_timeout,
+    load,
+)
 
 if TYPE_CHECKING:
     from hlotool.ir.module import Module
@@ -58,18 +65,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-memory", metavar="SIZE",
                    help="refuse to run a module needing more (e.g. 8G; default "
                         "HLOTOOL_MAX_MEMORY, else 80%% of physical memory)")
-    p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
-                   help="stop the whole run (compile included) after SECONDS; exit 124")
+    add_timeout(p, "the whole run (compile included)")
     from hlotool.commands.tpu_options import add_run_arguments
 
     add_run_arguments(p)
-
-
-def _seconds(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"needs a positive number of seconds, got {text}")
-    return value
 
 
 def _check_memory(module: Module, max_memory: str | None) -> None:

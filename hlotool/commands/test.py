@@ -8,7 +8,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from hlotool.commands.common import EXIT_BAD_INPUT, EXIT_MISMATCH, EXIT_OK, Source
+from hlotool.commands.common import EXIT_BAD_INPUT, EXIT_MISMATCH, EXIT_OK, Source, add_timeout
 
 if TYPE_CHECKING:
     from hlotool.check_dialect.runner import CheckResult, FileReport
@@ -19,6 +19,7 @@ HELP = "run a StableHLO test file and report its check.* ops"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="StableHLO text with check ops; - for stdin")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    add_timeout(p, "the whole test file")
     p.add_argument("--semantics", choices=("stablehlo", "xla-cpu"), default="stablehlo",
                    help="numerics: the StableHLO spec's (default; denormals kept) or XLA:CPU's")
 

@@ -229,26 +229,6 @@ def _numeric_block_end(text: str, pos: int) -> int:
 
 
 _BRACE = re.compile(r"[{}]")
-_BRACE_SPLIT = re.compile(r"([{}])")
-
-
-def numeric_block(text: str) -> tuple[str, list[object]]:
-    """A LIT_BLOCK's text as the parser's literal tree: `("{", items)` groups of number
-    strings, built with a stack (no recursion, no token per element)."""
-    root: list[object] = []
-    stack = [root]
-    for piece in _BRACE_SPLIT.split(text[1:-1]):
-        if piece == "{":
-            group: list[object] = []
-            stack[-1].append(("{", group))
-            stack.append(group)
-        elif piece == "}":
-            stack.pop()
-        else:
-            stack[-1].extend(piece.replace(",", " ").split())
-    return ("{", root)
-
-
 def _scan_blob(text: str, pos: int) -> int:
     """End of the brace-balanced blob starting at text[pos] == '{' (strings skipped), or -1."""
     depth = 0

@@ -26,7 +26,6 @@ from hlotool.hlo.lexer import (
     HloLexer,
     blob_attr,
     make_token,
-    numeric_block,
     simple_attr,
     simple_head,
 )
@@ -43,6 +42,7 @@ from hlotool.hlo.ast import (
     SliceAst,
 )
 from hlotool.grammar_cache import cached_lark
+from hlotool.ir.literal import NumericBlock
 from hlotool.ir.types import UNBOUNDED, Layout, PrimitiveType, Shape, SplitConfig, Tile
 
 GRAMMAR_DIR = Path(str(resources.files("hlotool.grammar")))
@@ -368,10 +368,11 @@ class _Builder(Transformer[Token, Any]):
         return "D"
 
     # -- literals -------------------------------------------------------------------------------
-    def lit_brace(self, c: list[Any]) -> tuple[str, list[Any]]:
+    def lit_brace(self, c: list[Any]) -> tuple[str, list[Any]] | NumericBlock:
         if len(c) == 1 and isinstance(c[0], Token) and c[0].type == "LIT_BLOCK":
-            return numeric_block(str(c[0]))
-        items = [x for x in c if not (isinstance(x, Token) and x.type == "LAYOUT_LBRACE")]
+            return NumericBlock(str(c[0]))
+        items = [x.tree() if isinstance(x, NumericBlock) else x for x in c
+                 if not (isinstance(x, Token) and x.type == "LAYOUT_LBRACE")]
         return ("{", items)
 
     def lit_paren(self, c: list[Any]) -> tuple[str, list[Any]]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import functools
 import math
 import re
+import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, cast
 
@@ -25,6 +26,8 @@ P = PrimitiveType
 
 #: Arrays with more elements than this print as `{...}` when large constants are elided.
 MAX_SHORT_ELEMENTS = 10
+#: HLO text has no splat form: a lazy splat whose text would be longer is not printed.
+MAX_SPLAT_TEXT_BYTES = 1 << 30
 
 _INT_RE = re.compile(r"-?\d+")
 _DECIMAL = r"-?(?:(?:\d+|\d+\.\d*|\d*\.\d+)[eE][+-]?\d+|\d+\.\d*|\d*\.\d+)"
@@ -506,39 +509,50 @@ def _first_token(node: object) -> object | None:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Literal:
-    """An immutable constant value: an array (numpy), a tuple of literals, or a token."""
+    """An immutable constant value: an array (numpy), a tuple of literals, or a token.
+
+    A splat (every element the same) may be stored lazily as a read-only broadcast view
+    of its one element: printing, hashing, comparing and splat queries never expand it,
+    and `array` materializes it once, when a consumer needs the dense data.
+    """
 
     #: Array or tuple shape (a token shape holds no data).
     shape: Shape
-    #: Array shapes: read-only C-order array, dtype `shape.element_type.numpy_dtype`.
-    array: np.ndarray | None = None
+    #: Array shapes: read-only array of dtype `shape.element_type.numpy_dtype`, C-order,
+    #: or a broadcast view (all strides 0) for a lazy splat.
+    data: np.ndarray | None = None
     #: Tuple shapes: one literal per tuple element.
     elements: tuple[Literal, ...] = ()
     #: Read from `{...}`: the data is zeros and printing writes `{...}` again.
     elided: bool = False
+    #: The materialized array of a lazy splat, once `array` was asked for.
+    _dense: np.ndarray | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.shape.is_tuple:
             parts = self.shape.tuple_shapes
             if (
-                self.array is not None
+                self.data is not None
                 or len(self.elements) != len(parts)
                 or not all(e.shape.compatible(s) for e, s in zip(self.elements, parts, strict=True))
             ):
                 raise ValueError(f"tuple literal elements do not match {_shape_key(self.shape)}")
             return
         if not self.shape.is_array:
-            if self.array is not None or self.elements:
+            if self.data is not None or self.elements:
                 raise ValueError(f"a {self.shape.element_type.value} literal holds no data")
             return
-        arr = self.array
+        arr = self.data
         dtype = self.shape.element_type.numpy_dtype
         if arr is None or arr.dtype != dtype or arr.shape != self.shape.dimensions:
             raise ValueError(f"literal data does not match {_shape_key(self.shape)}")
-        if arr.flags.writeable or not arr.flags.c_contiguous:
+        if _is_broadcast(arr):
+            if arr.flags.writeable:
+                object.__setattr__(self, "data", _broadcast(arr.reshape(-1)[:1], arr.shape))
+        elif arr.flags.writeable or not arr.flags.c_contiguous:
             arr = np.array(arr, order="C")
             arr.setflags(write=False)
-            object.__setattr__(self, "array", arr)
+            object.__setattr__(self, "data", arr)
 
     # -- construction ----------------------------------------------------------------------
     @staticmethod
@@ -553,6 +567,15 @@ class Literal:
         return Literal(Shape.array(t, out.shape), out)
 
     @staticmethod
+    def splat(shape: Shape, value: Any) -> Literal:
+        """A lazy array literal of `shape` whose every element is `value` (cast to its type)."""
+        t = shape.element_type
+        if t in (P.S1, P.U1):
+            _check_one_bit(np.asarray(value), t)
+        one = np.array(value, dtype=t.numpy_dtype).reshape(1)
+        return Literal(shape, _broadcast(one, _static_dims(shape, None)))
+
+    @staticmethod
     def tuple_of(elements: Iterable[Literal]) -> Literal:
         """A tuple literal whose shape is the tuple of the elements' shapes."""
         elems = tuple(elements)
@@ -560,20 +583,52 @@ class Literal:
 
     @staticmethod
     def zeros(shape: Shape) -> Literal:
-        """All-zero bits for every array leaf (tokens hold nothing)."""
+        """All-zero bits for every array leaf (tokens hold nothing), kept lazy."""
         if shape.is_tuple:
             return Literal(shape, elements=tuple(Literal.zeros(s) for s in shape.tuple_shapes))
         if not shape.is_array:
             return Literal(shape)
-        arr = np.zeros(_static_dims(shape, None), shape.element_type.numpy_dtype)
-        arr.setflags(write=False)
-        return Literal(shape, arr)
+        one = np.zeros(1, shape.element_type.numpy_dtype)
+        return Literal(shape, _broadcast(one, _static_dims(shape, None)))
 
     # -- queries ---------------------------------------------------------------------------
+    @property
+    def array(self) -> np.ndarray | None:
+        """Array shapes: the dense, read-only C-order data (a lazy splat is expanded once)."""
+        data = self.data
+        if data is None or not _is_broadcast(data):
+            return data
+        if self._dense is None:
+            dense = np.ascontiguousarray(data)
+            dense.setflags(write=False)
+            object.__setattr__(self, "_dense", dense)
+        return self._dense
+
+    @property
+    def is_lazy_splat(self) -> bool:
+        """Whether the data is stored as one element (`array` expands it on demand)."""
+        return self.data is not None and _is_broadcast(self.data)
+
+    def splat_element(self) -> np.ndarray | None:
+        """The one element (a 0-d array) when every element has the same bits, else None.
+
+        Immediate for a lazy splat; a dense array is compared bit by bit. None for empty
+        arrays, tuples and tokens.
+        """
+        data = self.data
+        if data is None or data.size == 0:
+            return None
+        first = data.reshape(-1)[:1] if not _is_broadcast(data) else data[(0,) * data.ndim]
+        first = np.asarray(first).reshape(())
+        if data.size == 1 or _is_broadcast(data):
+            return first
+        raw = _bytes_view(data).reshape(data.size, data.dtype.itemsize)
+        return first if bool((raw == raw[0]).all()) else None
+
     def leaves(self) -> list[np.ndarray]:
         """The arrays of the array leaves, in tuple-flattening order (tokens skipped)."""
-        if self.array is not None:
-            return [self.array]
+        if self.data is not None:
+            return [cast(np.ndarray, self.array)]
         return [a for e in self.elements for a in e.leaves()]
 
     def bit_equal(self, other: Literal) -> bool:
@@ -582,9 +637,14 @@ class Literal:
             return False
         if self.shape.is_tuple:
             return all(a.bit_equal(b) for a, b in zip(self.elements, other.elements, strict=True))
-        if self.array is None or other.array is None:
-            return self.array is None and other.array is None
-        return np.array_equal(_bytes_view(self.array), _bytes_view(other.array))
+        if self.data is None or other.data is None:
+            return self.data is None and other.data is None
+        if self.is_lazy_splat or other.is_lazy_splat:
+            mine, theirs = self.splat_element(), other.splat_element()
+            if mine is None or theirs is None:
+                return mine is None and theirs is None and self.data.size == 0
+            return mine.tobytes() == theirs.tobytes()
+        return np.array_equal(_bytes_view(self.data), _bytes_view(other.data))
 
     def fingerprint(self) -> bytes:
         """Stable bytes for structural hashing: shape text, elision flags and raw data."""
@@ -596,9 +656,10 @@ class Literal:
         if self.shape.is_tuple:
             for e in self.elements:
                 e._fingerprint_data(parts)
-        elif self.array is not None:
+        elif self.data is not None:
             parts.append(b"E" if self.elided else b"D")
-            parts.append(self.array.tobytes())
+            one = self.splat_element()
+            parts.append(b"S" + one.tobytes() if one is not None else self.data.tobytes())
 
     # -- printing --------------------------------------------------------------------------
     def to_text(self, print_large: bool = True) -> str:
@@ -607,14 +668,24 @@ class Literal:
             if not print_large:
                 return "{...}"
             return "( " + ", ".join(e.to_text() for e in self.elements) + " )"
-        if self.array is None:
+        data = self.data
+        if data is None:
             return self.shape.element_type.value
-        if self.elided or (not print_large and self.array.size > MAX_SHORT_ELEMENTS):
+        if self.elided or (not print_large and data.size > MAX_SHORT_ELEMENTS):
             return "{...}"
-        strings = _element_strings(self.array, self.shape.element_type)
-        if self.array.ndim == 0:
+        if self.is_lazy_splat:
+            one = _element_strings(data.reshape(-1)[:1], self.shape.element_type)[0]
+            if data.size * (len(one) + 2) > MAX_SPLAT_TEXT_BYTES:
+                raise LiteralError(
+                    f"a splat of {data.size} elements would take more than "
+                    f"{MAX_SPLAT_TEXT_BYTES >> 30} GiB of HLO text, which has no splat form; "
+                    "print it as StableHLO (dense<...> keeps it short)"
+                )
+            return _nest_splat(one, data.shape)
+        strings = _element_strings(data, self.shape.element_type)
+        if data.ndim == 0:
             return strings[0]
-        return _nest(strings, self.array.shape)
+        return _nest(strings, data.shape)
 
     def __str__(self) -> str:
         return self.to_text()
@@ -630,6 +701,18 @@ def _check_one_bit(arr: np.ndarray, t: PrimitiveType) -> None:
 
 def _bytes_view(arr: np.ndarray) -> np.ndarray:
     return arr.reshape(-1).view(np.uint8)
+
+
+def _is_broadcast(arr: np.ndarray) -> bool:
+    """A lazy splat: more than one element, every stride 0."""
+    return arr.size > 1 and not any(arr.strides)
+
+
+def _broadcast(one: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
+    """A read-only view of dims whose every element is `one`'s single element."""
+    one = one.copy()
+    one.setflags(write=False)
+    return np.broadcast_to(one.reshape(()), dims)
 
 
 def _shape_key(shape: Shape) -> str:
@@ -694,6 +777,21 @@ def _nest(strings: list[str], dims: tuple[int, ...]) -> str:
     return level[0]
 
 
+def _nest_splat(text: str, dims: tuple[int, ...]) -> str:
+    """`_nest([text] * count, dims)` without the list: every group at a level has the same
+    body (inner labels count positions within the parent), only its own label differs."""
+    rank = len(dims)
+    if rank == 1:
+        return "{" + ", ".join([text] * dims[0]) + "}"
+    size = dims[-1]
+    opener, closer = ("{ ", " }") if size > 1 else ("{", "}")
+    children = [opener + ", ".join([text] * size) + closer] * dims[-2]
+    for axis in range(rank - 2, 0, -1):
+        body = ", ".join(children)
+        children = [_outer_open(rank, axis, j, dims) + body + " }" for j in range(dims[axis - 1])]
+    return _outer_open(rank, 0, 0, dims) + ", ".join(children) + " }"
+
+
 def _outer_open(rank: int, axis: int, group: int, dims: tuple[int, ...]) -> str:
     """`{ `, but rank > 3 arrays label inner braces with their index: `{ /*i0=1*/ `.
 
@@ -708,8 +806,123 @@ def _outer_open(rank: int, axis: int, group: int, dims: tuple[int, ...]) -> str:
 # -- reading the syntax tree -----------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class NumericBlock:
+    """A long `{...}` of plain numbers and braces, as the lexer read it: one piece of text
+    that numpy converts at once; `tree()` is the parser's literal tree of the same text."""
+
+    text: str
+
+    def tree(self) -> tuple[str, list[object]]:
+        """`("{", items)` groups of number strings, built with a stack (no recursion)."""
+        root: list[object] = []
+        stack = [root]
+        for piece in _BRACE_SPLIT.split(self.text[1:-1]):
+            if piece == "{":
+                group: list[object] = []
+                stack[-1].append(("{", group))
+                stack.append(group)
+            elif piece == "}":
+                stack.pop()
+            else:
+                stack[-1].extend(piece.replace(",", " ").split())
+        return ("{", root)
+
+
+_BRACE_SPLIT = re.compile(r"([{}])")
+_NUMBER_CHARS = "0123456789.eE-+"
+_NOT_SKELETON = str.maketrans("", "", _NUMBER_CHARS + " \t\r\n")
+_BRACES_TO_SPACES = str.maketrans("{},", "   ")
+_LONG_DIGITS = re.compile(r"\d{19}")
+_BAD_PLUS = re.compile(r"(?<![eE])\+")
+_IS_NUMBER = np.zeros(256, np.bool_)
+_IS_NUMBER[np.frombuffer(_NUMBER_CHARS.encode(), np.uint8)] = True
+_IS_SPACE = np.zeros(256, np.bool_)
+_IS_SPACE[np.frombuffer(b" \t\r\n", np.uint8)] = True
+
+
+def _block_array(shape: Shape, block: NumericBlock) -> np.ndarray | None:
+    """The array of a numeric block, converted by numpy, or None when it needs the
+    element-by-element reader (odd nesting or commas, odd tokens, range errors: that
+    reader reports them)."""
+    t, dims = shape.element_type, shape.dimensions
+    if not dims or not (t.is_float or t.is_integral) or t.is_complex or t is P.PRED:
+        return None
+    text, count = block.text, math.prod(dims)
+    is_int = t.is_integral
+    if count == 0 or text.translate(_NOT_SKELETON) != _comma_skeleton(dims) \
+            or not _one_number_per_slot(text, count) \
+            or (is_int and any(c in text for c in ".eE+")) \
+            or ("+" in text and _BAD_PLUS.search(text)):
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        try:
+            values = np.fromstring(text.translate(_BRACES_TO_SPACES),  # type: ignore[call-overload]
+                                   dtype=np.int64 if is_int else np.float64, sep=" ")
+        except (ValueError, DeprecationWarning):
+            return None
+    if values.size != count:
+        return None
+    if is_int:
+        return _block_ints(values, t, text, dims)
+    # An integer token beyond 64 bits is an error for XLA's lexer: the slow path says so.
+    if not np.isfinite(values).all() or (
+            (np.abs(values) >= 2.0**63).any() and _LONG_DIGITS.search(text)):
+        return None
+    info = _float_info(t)
+    converted = _from_double(values, info)
+    as_double = converted.astype(np.float64)
+    checked = np.where(np.isfinite(as_double), as_double, values)
+    if ((checked > info.max) | (checked < info.lowest)).any():
+        return None
+    return converted.reshape(dims)
+
+
+def _block_ints(values: np.ndarray, t: PrimitiveType, text: str,
+                dims: tuple[int, ...]) -> np.ndarray | None:
+    """Integers in range of t (numpy clamps beyond int64: those go the slow way)."""
+    lo, hi = _int_range(t) if t.bits < 64 else (_INT64_MIN, _INT64_MAX)
+    low, high = int(values.min()), int(values.max())
+    if low < lo or high > hi or ((low == _INT64_MIN or high == _INT64_MAX)
+                                 and _LONG_DIGITS.search(text)):
+        return None
+    return values.astype(t.numpy_dtype).reshape(dims)
+
+
+def _one_number_per_slot(text: str, count: int) -> bool:
+    """`count` runs of number characters, none separated from the next by spaces alone."""
+    tight = text.replace(", ", ",").replace("{ ", "{").replace(" }", "}")
+    if not any(c in tight for c in " \t\r\n"):
+        # XLA's own spacing: with the skeleton checked, every slot between , { } holds
+        # one run unless it is empty.
+        return not any(empty in tight for empty in (",,", "{,", ",}", "{}"))
+    raw = np.frombuffer(text.encode("latin-1"), np.uint8)
+    number = _IS_NUMBER[raw]
+    starts = number.copy()
+    starts[1:] &= ~number[:-1]
+    if int(starts.sum()) != count:
+        return False
+    keep = ~_IS_SPACE[raw]
+    number, starts = number[keep], starts[keep]
+    return not bool((starts[1:] & number[:-1]).any())
+
+
+def _comma_skeleton(dims: tuple[int, ...]) -> str:
+    """`{{,},{,}}` for dims (2, 2): a dense literal's braces and commas, numbers left out."""
+    inner = "{" + "," * (dims[-1] - 1) + "}"
+    for d in reversed(dims[:-1]):
+        inner = "{" + ",".join([inner] * d) + "}"
+    return inner
+
+
 def literal_from_ast(shape: Shape, node: object) -> Literal:
     """Interpret the parser's literal tree against the constant's shape."""
+    if isinstance(node, NumericBlock):
+        values = _block_array(shape, node) if shape.is_array else None
+        if values is not None:
+            return _make(shape, values)
+        node = node.tree()
     if shape.is_tuple:
         return _tuple_from_ast(shape, node)
     if not shape.is_array:
@@ -777,8 +990,7 @@ def _lenient_scalar(shape: Shape, dims: tuple[int, ...], node: object) -> Litera
 def _dense_from_ast(shape: Shape, dims: tuple[int, ...], node: object) -> Literal:
     items = _items(node)
     if len(items) == 1 and items[0] == "...":
-        zeros = Literal.zeros(shape)
-        return Literal(shape, zeros.array, elided=True)
+        return Literal(shape, Literal.zeros(shape).data, elided=True)
     leaves: list[object] = []
     _collect_leaves(node, dims, 0, leaves)
     values = _parse_elements(leaves, shape.element_type)

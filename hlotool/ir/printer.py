@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from hlotool.diagnostics import HloError
 from hlotool.syntax.strings import blob_pattern, quote
 from hlotool.ir.attributes import (
     ConvDimensionNumbers,
@@ -28,6 +29,7 @@ from hlotool.ir.attributes import (
 from hlotool.ir.computation import Computation
 from hlotool.ir.compare_order import order_attrs, type_attrs
 from hlotool.ir.instruction import Instruction
+from hlotool.ir.literal import LiteralError
 from hlotool.ir.module import Module
 from hlotool.ir.opcodes import OPS, AttrKind, AttrSpec, Opcode
 from hlotool.ir.types import Shape, shape_to_text
@@ -157,8 +159,7 @@ class _Printer:
         if ins.opcode is Opcode.PARAMETER:
             args = str(ins.parameter_number)
         elif ins.opcode is Opcode.CONSTANT:
-            assert ins.literal is not None
-            args = ins.literal.to_text(print_large=not self.o.elide_large_constants)
+            args = _constant_text(ins, print_large=not self.o.elide_large_constants)
         else:
             args = self.operands(ins)
         attrs = self.attributes(ins)
@@ -421,3 +422,12 @@ _FORMATTERS: dict[AttrKind, Callable[[Any], str]] = {
 
 __all__ = ["CANONICAL", "SHORT", "PrintOptions", "Shape", "print_attributes",
            "print_computation", "print_instruction", "print_module"]  # fmt: skip
+
+
+def _constant_text(ins: Instruction, print_large: bool) -> str:
+    """The literal inside `constant(...)`; one too long to write is an error naming it."""
+    assert ins.literal is not None
+    try:
+        return ins.literal.to_text(print_large=print_large)
+    except LiteralError as exc:
+        raise HloError(f"{ins.name}: {exc.message}") from None

@@ -200,20 +200,18 @@ def dense_literal(attr: DenseAttr, resources: dict[str, str] | None = None) -> L
             array = dense_array(attr.body, shape, attr.tok)
     except (ValueError, OverflowError) as exc:
         raise error_at(attr.tok, f"bad dense literal for {_type_text(shape)}: {exc}") from None
-    array.setflags(write=False)
+    if array.flags.writeable:
+        array.setflags(write=False)
     return Literal(Shape.array(shape.element_type, shape.dimensions), array)
 
 
 def dense_array(body: str, shape: Shape, tok: Token | None) -> np.ndarray:
-    """Decode a dense body against an array shape."""
+    """Decode a dense body against an array shape (a splat as a lazy broadcast view)."""
     body = body.strip()
     dims = shape.dimensions
-    count = int(np.prod(dims, dtype=np.int64)) if dims else 1
-    too_big = check_constant_bytes(count * shape.element_type.numpy_dtype.itemsize)
-    if too_big:
-        raise error_at(tok, too_big)
     if body.startswith('"'):
         return _hex_blob(body[1:-1].removeprefix("0x").removeprefix("0X"), shape, tok)
+    count = int(np.prod(dims, dtype=np.int64)) if dims else 1
     if not body or re.fullmatch(r"[\[\]\s,]*", body):
         if count != 0:
             raise error_at(
@@ -223,17 +221,24 @@ def dense_array(body: str, shape: Shape, tok: Token | None) -> np.ndarray:
     if not body.startswith("["):
         value = _elements([body], shape.element_type, tok)
         return _splat(value, dims)
+    _refuse_large(count, shape, tok)
     _check_nesting(body, dims, tok, shape)
     items = _ELEMENT.findall(body)
     return _elements(items, shape.element_type, tok).reshape(dims)
 
 
+def _refuse_large(count: int, shape: Shape, tok: Token | None) -> None:
+    """A dense (non-splat) constant above the memory limit is refused before allocation."""
+    too_big = check_constant_bytes(count * shape.element_type.numpy_dtype.itemsize)
+    if too_big:
+        raise error_at(tok, too_big)
+
+
 def _splat(value: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
-    """Every element `value`: filled once, read-only, so the literal keeps it uncopied."""
-    out = np.empty(dims, value.dtype)
-    out.fill(value.reshape(())[()])
-    out.setflags(write=False)
-    return out
+    """Every element `value`: a read-only broadcast view, expanded only when needed."""
+    one = value.reshape(-1)[:1].copy()
+    one.setflags(write=False)
+    return np.broadcast_to(one.reshape(()), dims)
 
 
 def _check_nesting(body: str, dims: tuple[int, ...], tok: Token | None, shape: Shape) -> None:
@@ -256,6 +261,7 @@ def _hex_blob(hexdigits: str, shape: Shape, tok: Token | None) -> np.ndarray:
     size = dtype.itemsize
     if len(data) == size and count != 1:
         return _splat(np.frombuffer(data, dtype), shape.dimensions)
+    _refuse_large(count, shape, tok)
     if len(data) != size * count:
         raise error_at(
             tok, f"hex literal has {len(data)} bytes, but {_type_text(shape)} needs {size * count}"
@@ -393,7 +399,7 @@ def get_ints(v: Any, key: str, tok: Token | None) -> tuple[int, ...]:
     if isinstance(v, ListAttr):
         return tuple(get_int(x, key, v.tok or tok) for x in v.items)
     if isinstance(v, DenseAttr):
-        lit = dense_literal(v)
+        lit = _small_dense(v, key, tok)
         if lit.array is None or not lit.shape.element_type.is_integral or lit.array.ndim > 1:
             raise attr_error(v.tok or tok, key, "an integer array")
         return tuple(int(x) for x in lit.array.reshape(-1))
@@ -408,11 +414,23 @@ def get_bools(v: Any, key: str, tok: Token | None) -> tuple[bool, ...]:
     if isinstance(v, Brackets) and len(v.lists) == 1:
         return tuple(get_bool(WordAttr(str(x), x), key, tok) for x in v.lists[0])
     if isinstance(v, DenseAttr):
-        lit = dense_literal(v)
+        lit = _small_dense(v, key, tok)
         if lit.array is None:
             raise attr_error(tok, key, "a boolean array")
         return tuple(bool(x) for x in lit.array.reshape(-1))
     raise attr_error(_where(v) or tok, key, "a boolean array such as array<i1: true, false>")
+
+
+#: Elements an attribute list written as a dense literal may have.
+_MAX_ATTR_ELEMENTS = 1 << 16
+
+
+def _small_dense(v: DenseAttr, key: str, tok: Token | None) -> Literal:
+    """The literal of a dense attribute that lists a few values (not a huge splat)."""
+    lit = dense_literal(v)
+    if lit.data is not None and lit.data.size > _MAX_ATTR_ELEMENTS:
+        raise attr_error(v.tok or tok, key, f"a list of at most {_MAX_ATTR_ELEMENTS} values")
+    return lit
 
 
 def _int_token(x: Any, key: str, tok: Token | None) -> int:
@@ -530,7 +548,7 @@ def get_precision(v: Any, key: str, tok: Token | None) -> tuple[str, ...]:
 def get_padding(v: Any, key: str, tok: Token | None) -> tuple[tuple[int, int], ...]:
     """`dense<[[1, 1], [0, 2]]> : tensor<2x2xi64>` or `[[1, 1], [0, 2]]` -> pairs."""
     if isinstance(v, DenseAttr):
-        lit = dense_literal(v)
+        lit = _small_dense(v, key, tok)
         arr = lit.array
         if arr is None or not lit.shape.element_type.is_integral or (arr.size and arr.ndim != 2):
             raise attr_error(v.tok or tok, key, "an Nx2 integer tensor")

@@ -329,9 +329,9 @@ def _literal(ins: Instruction) -> np.ndarray:
 
 
 def _is_splat(ins: Instruction) -> bool:
-    a = _literal(ins).reshape(-1)
-    return a.size <= 1 or bool(np.all(a.view(np.uint8).reshape(a.size, -1) ==
-                                      a.view(np.uint8).reshape(a.size, -1)[0]))
+    assert ins.literal is not None
+    return ins.literal.data is None or ins.literal.data.size <= 1 \
+        or ins.literal.splat_element() is not None
 
 
 #: Placeholder symbol kernels are emitted under when looking for duplicates.

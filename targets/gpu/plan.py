@@ -256,8 +256,8 @@ def _plan_fusion(ins: Instruction, name: str) -> tuple[KernelPlan | None, str]:
 
 
 def _splat(ins: Instruction) -> bool:
-    a = _constant_array(ins)
-    return a.size == 1 or bool(np.all(a == a.reshape(-1)[0]))
+    assert ins.literal is not None and ins.literal.data is not None
+    return ins.literal.data.size == 0 or ins.literal.splat_element() is not None
 
 
 def _constant_array(ins: Instruction) -> np.ndarray:

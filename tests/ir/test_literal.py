@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import time
 
 import lark
 import numpy as np
@@ -19,6 +18,7 @@ from hypothesis import strategies as st
 from hlotool.ir.literal import (
     Literal,
     LiteralError,
+    NumericBlock,
     format_float,
     literal_from_ast,
     parse_float_token,
@@ -493,24 +493,114 @@ def test_bit_equal_and_fingerprint() -> None:
     assert t1.fingerprint() != t2.fingerprint()
 
 
-def _timed_round_trip(literal: Literal) -> float:
-    start = time.perf_counter()
-    text = literal.to_text()
-    middle = time.perf_counter()
-    node = split_ast(text)
-    restart = time.perf_counter()
-    back = literal_from_ast(literal.shape, node)
-    elapsed = time.perf_counter() - restart + middle - start
-    assert back.bit_equal(literal)
-    return elapsed
+def test_a_splat_stays_lazy_until_its_array_is_needed() -> None:
+    huge = Literal.splat(shape("f32[100000,100000]"), -0.0)
+    assert huge.is_lazy_splat and huge.data is not None and not any(huge.data.strides)
+    assert huge.data.base is not None and huge.data.base.nbytes == 4
+    one = huge.splat_element()
+    assert one is not None and one.tobytes() == np.float32(-0.0).tobytes()
+    assert huge.to_text(print_large=False) == "{...}"
+    assert huge.bit_equal(Literal.splat(shape("f32[100000,100000]"), -0.0))
+    assert not huge.bit_equal(Literal.splat(shape("f32[100000,100000]"), 0.0))
+    with pytest.raises(LiteralError, match="splat of 10000000000 elements"):
+        huge.to_text()
+    assert len(huge.fingerprint()) < 100
 
 
-def test_large_constants_are_fast() -> None:
+@pytest.mark.parametrize("dims", [(2,), (1, 3), (2, 3), (2, 1, 3), (2, 3, 1, 2), (2, 2, 2, 2, 2)])
+def test_a_lazy_splat_prints_and_compares_like_its_dense_array(dims: tuple[int, ...]) -> None:
+    t = "f32[" + ",".join(map(str, dims)) + "]"
+    lazy = Literal.splat(shape(t), 1.5)
+    dense = Literal.from_array(np.full(dims, 1.5, np.float32))
+    assert lazy.is_lazy_splat and not dense.is_lazy_splat
+    assert lazy.to_text() == dense.to_text()
+    assert lazy.bit_equal(dense) and dense.bit_equal(lazy)
+    assert lazy.fingerprint() == dense.fingerprint()
+    assert not lazy.bit_equal(Literal.from_array(np.arange(np.prod(dims), dtype=np.float32)
+                                                 .reshape(dims)))
+    array = lazy.array
+    assert array is not None and array.flags.c_contiguous and not array.flags.writeable
+    np.testing.assert_array_equal(array, dense.array)
+    assert lazy.array is array  # expanded once
+    assert lit(t, lazy.to_text()).bit_equal(lazy)
+
+
+def test_elided_constants_are_lazy_zeros() -> None:
+    elided = lit("f32[30000,30000]", "{...}")
+    assert elided.elided and elided.is_lazy_splat and elided.to_text() == "{...}"
+    assert elided.data is not None and elided.data.base is not None
+    assert elided.data.base.nbytes == 4
+
+
+def test_splat_element_of_dense_arrays() -> None:
+    assert lit("s32[3]", "{7, 7, 7}").splat_element() == 7
+    assert lit("f32[2]", "{0, -0.0}").splat_element() is None  # bits differ
+    assert lit("f32[0]", "{}").splat_element() is None
+    assert Literal.zeros(Shape.token()).splat_element() is None
+
+
+_BLOCK_CASES = [
+    ("f32[2,3]", "{{1, -0, 2.5e-3}, {1e38, 3.4028235e38, .5}}"),
+    ("f32[4]", "{16777217, 0.1, 1E+5, -7.}"),
+    ("bf16[3]", "{1.00390625, 3.0e38, -1e-40}"),
+    ("f8e4m3fn[3]", "{0.3, 448, -0.0}"),
+    ("f16[2]", "{65519, 6e-8}"),
+    ("f64[2]", "{0.1, 123456789012345678}"),
+    ("s8[2,2]", "{{-128, 127}, {0, -0}}"),
+    ("u64[2]", "{0, 922337203685477580}"),
+    ("s4[3]", "{-8, 7, 007}"),
+]
+
+
+@pytest.mark.parametrize(("shape_text", "text"), _BLOCK_CASES)
+def test_a_numeric_block_reads_like_its_tree(shape_text: str, text: str,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """numpy's reading of a whole block gives the bits of the element-by-element path."""
+    slow = literal_from_ast(shape(shape_text), NumericBlock(text).tree())
+
+    def no_tree(self: NumericBlock) -> object:
+        raise AssertionError("fell back to the element-by-element reader")
+
+    monkeypatch.setattr(NumericBlock, "tree", no_tree)
+    fast = literal_from_ast(shape(shape_text), NumericBlock(text))
+    assert fast.bit_equal(slow)
+
+
+@pytest.mark.parametrize(("shape_text", "text", "message"), [
+    ("f32[2]", "{1, 2, 3}", "expects 2 elements in dimension 0, but sees 3"),
+    ("f32[2,1]", "{1, 2}", "expects a braced list at nesting level 2"),
+    ("s8[2]", "{1, 300}", "value 300 is out of range for s8"),
+    ("s32[2]", "{1, 2.5}", "expects an integer for s32"),
+    ("f32[2]", "{1, 1e39}", "value 1e39 is out of range for f32"),
+    ("f32[2]", "{1, +2}", "expects a floating-point value for f32, but sees '+2'"),
+    ("u32[2]", "{1, 99999999999999999999}", "does not fit in 64 bits"),
+    ("f32[2,2]", "{{1 2, 3}, {, 4}}", "expects 2 elements in dimension 1, but sees 3"),
+    ("f32[2]", "{1-2, 3}", "expects a floating-point value for f32, but sees '1-2'"),
+    ("f32[2]", "{1-2,}", "expects 2 elements in dimension 0, but sees 1"),
+    ("f32[2,1]", "{{1-2},{}}", "expects 1 elements in dimension 1, but sees 0"),
+])
+def test_a_numeric_block_with_errors_reports_them_like_its_tree(
+        shape_text: str, text: str, message: str) -> None:
+    with pytest.raises(LiteralError, match=re.escape(message)):
+        literal_from_ast(shape(shape_text), NumericBlock(text))
+
+
+def test_large_constants_round_trip_in_bulk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Large literals print and read back through the vectorized paths (never token by
+    token; bench/reliability_probes.py times 10^6 and 10^7 elements)."""
+    from hlotool.ir import literal as literal_module
+
+    def per_token(*args: object) -> object:
+        raise AssertionError("element-by-element path taken")
+
+    monkeypatch.setattr(literal_module, "_token_to_double", per_token)
+    monkeypatch.setattr(literal_module, "_int_token", per_token)
     rng = np.random.default_rng(0)
     floats = Literal.from_array(rng.standard_normal((250, 400)).astype(np.float32))
     ints = Literal.from_array(rng.integers(-(2**31), 2**31, 100000).astype(np.int32))
-    # About 0.15 s and 0.05 s here; the bound leaves room for slow machines.
-    assert _timed_round_trip(floats) + _timed_round_trip(ints) < 1.0
+    for literal in (floats, ints):
+        back = literal_from_ast(literal.shape, split_ast(literal.to_text()))
+        assert back.bit_equal(literal)
 
 
 # -- errors ----------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from hlotool.diagnostics import HloError
 from hlotool.stablehlo import parse_stablehlo
 from hlotool.ir.opcodes import Opcode
 
@@ -131,3 +132,25 @@ def test_dense_arrays_in_attributes() -> None:
         "  return %0 : tensor<3x2xf32>\n}\n"
     )
     assert module.entry.root.attrs["dimensions"] == (1, 0)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("literal", ["dense<2.5>", 'dense<"0x00002040">'])
+def test_splats_stay_lazy_and_print_back_as_splats(literal: str) -> None:
+    from hlotool.stablehlo.printer import print_stablehlo
+
+    type_ = "tensor<30000x30000xf32>"
+    module = parse_stablehlo(f"func.func @main() -> {type_} {{\n  %0 = stablehlo.constant "
+                             f"{literal} : {type_}\n  return %0 : {type_}\n}}\n")
+    lit = module.entry.root.literal  # type: ignore[union-attr]
+    assert lit is not None and lit.is_lazy_splat and lit.data is not None
+    assert lit.data.base is not None and lit.data.base.nbytes == 4
+    assert f"stablehlo.constant dense<2.500000e+00> : {type_}" in print_stablehlo(module)
+    assert lit.is_lazy_splat
+
+
+def test_a_huge_splat_in_an_integer_list_attribute_is_refused() -> None:
+    with pytest.raises(HloError, match="a list of at most 65536 values"):
+        parse_stablehlo(
+            "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+            '  %0 = "stablehlo.transpose"(%a) {permutation = dense<0> : tensor<100000000xi64>}'
+            " : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import cast
 
 import ml_dtypes
 import numpy as np
@@ -132,26 +133,20 @@ def dense_text(lit: Literal) -> str:
 
 def dense_body(lit: Literal) -> str:
     """`dense<...>`: splat, nested lists, hex blob, or empty."""
-    if lit.array is None:
+    if lit.data is None:
         raise HloError(f"a {lit.shape.element_type.value} constant has no StableHLO literal")
-    arr = lit.array
     t = lit.shape.element_type
-    if arr.size == 0:
+    if lit.data.size == 0:
         return "dense<>"
+    one = lit.splat_element()
+    if one is not None:
+        return f"dense<{element_texts(one.reshape(1), t)[0]}>"
+    arr = cast(np.ndarray, lit.array)
     flat = arr.reshape(-1)
-    raw = _raw_bytes(flat)
-    if (raw == raw[0]).all():
-        return f"dense<{element_texts(flat[:1], t)[0]}>"
     if arr.size > HEX_THRESHOLD and t not in _NO_HEX:
         data = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<")).tobytes()
         return f'dense<"0x{data.hex().upper()}">'
     return "dense<" + _nest(element_texts(flat, t), arr.shape) + ">"
-
-
-def _raw_bytes(flat: np.ndarray) -> np.ndarray:
-    """One row of raw bytes per element (bit-level equality: -0.0 and NaN payloads differ)."""
-    data = np.ascontiguousarray(flat)
-    return data.view(np.uint8).reshape(len(flat), data.dtype.itemsize)
 
 
 def _nest(items: list[str], dims: tuple[int, ...]) -> str:
