@@ -109,11 +109,15 @@ def measure(path: Path, pipeline: str, steps: int | None, timeout: float) -> dic
         result["step_mean_s"] = sum(step_s) / len(step_s) if step_s else None
         result["step_s"] = [round(s, 3) for s in step_s]
         result["step_cpu_s"] = [round(s, 3) for s in step_cpu]
-        pressed = time.perf_counter()
+        pressed, at_press = time.perf_counter(), cpu()
+        last = at_press
         tmux("send-keys", "-t", SESSION, "q")
         while not exited() and time.perf_counter() - pressed < timeout:
+            last = cpu() or last
             time.sleep(POLL)
         result["quit_s"] = time.perf_counter() - pressed if exited() else None
+        # The last reading before the process went (a lower bound, within one poll).
+        result["quit_cpu_s"] = round(last - at_press, 3) if last and at_press else None
     finally:
         tmux("kill-session", "-t", SESSION)
     return result

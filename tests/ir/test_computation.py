@@ -104,3 +104,19 @@ def test_many_edits_cost_one_sweep(monkeypatch: pytest.MonkeyPatch) -> None:
     assert names[:6] == ["b0", "i0", "a0", "b2", "i2", "a2"]
     comp.instructions  # noqa: B018 (a read with nothing pending sweeps nothing)
     assert len(sweeps) == 1
+
+
+def test_single_operand_edits_and_only_user() -> None:
+    comp = _computation(3)
+    a, b, c = comp.instructions
+    user = Instruction("u", Opcode.ADD, SCALAR)
+    user.set_operands([a, b])
+    user.append_operand(c)
+    assert user.operands == (a, b, c) and c.users == [user]
+    user.remove_operand(1)
+    assert user.operands == (a, c) and not b.users and a.users == [user]
+    assert a.used_only_by(user) and not b.used_only_by(user)
+    other = Instruction("v", Opcode.NEGATE, SCALAR)
+    other.set_operands([a])
+    assert not a.used_only_by(user)
+    assert a.unique_users == [user, other]
