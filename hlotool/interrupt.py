@@ -81,15 +81,13 @@ def _stop(message: str, status: int, hard_exit: bool) -> int:
     os._exit(status)
 
 
-def exit_past_busy_threads(status: int) -> None:
-    """End the process now with `status` if threads other than this one still run (the
-    debugger's pass, check and render workers after a quit): Python would otherwise
-    wait for them at exit."""
-    if any(t.is_alive() and t is not threading.current_thread() and not t.daemon
-           for t in threading.enumerate()):
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(status)
+def exit_now(status: int) -> None:
+    """End the process now with `status`, after flushing stdout and stderr. After the
+    debugger quits, Python would otherwise wait for busy pass, check and render worker
+    threads, and then tear down every object of a big module's history (seconds)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)

@@ -38,6 +38,9 @@ def verify_computation(comp: Computation) -> None:
     seen: set[str] = set()
     numbers: set[int] = set()
     members = {id(i) for i in comp.instructions}
+    #: Users of each operand as an id set, made once (a constant read by thousands of
+    #: instructions would otherwise have its users list scanned once per reader).
+    users_of: dict[int, set[int]] = {}
     for ins in comp.instructions:
         if ins.name in seen:
             raise _error(ins, f"instruction name {ins.name} is not unique in {comp.name}")
@@ -51,7 +54,10 @@ def verify_computation(comp: Computation) -> None:
         for op in ins.operands:
             if id(op) not in members:
                 raise _error(ins, f"operand {op.name} of {ins.name} is not in {comp.name}")
-            if ins not in op.users:
+            users = users_of.get(id(op))
+            if users is None:
+                users = users_of[id(op)] = {id(u) for u in op.users}
+            if id(ins) not in users:
                 raise _error(ins, f"{ins.name} uses {op.name} but is not among its users")
         verify_instruction(ins)
     if numbers != set(range(len(numbers))):

@@ -29,6 +29,7 @@ kernel `arena + offset` (or `output + offset` for a temp whose `home` is an outp
 from __future__ import annotations
 
 import bisect
+import itertools
 import heapq
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -444,9 +445,11 @@ def place_in_outputs(temps: list[Buffer], outputs: list[Buffer]) -> list[Buffer]
     residents = {o.id: _TimeBuckets() for o in outputs}
     left: list[Buffer] = []
     by_size = sorted(outputs, key=lambda o: (o.size, o.id))
+    sizes = [o.size for o in by_size]
     for b in sorted(temps, key=lambda b: (-b.size, b.start, b.id)):
-        for out in by_size:
-            if b.end >= out.start or b.size > out.size:
+        # Outputs too small for `b` come first in `by_size`: start past them.
+        for out in itertools.islice(by_size, bisect.bisect_left(sizes, b.size), None):
+            if b.end >= out.start:
                 continue
             busy = sorted((p.offset, p.offset + p.size)
                           for p in residents[out.id].live_during(b))
@@ -472,24 +475,40 @@ def pack_arena(temps: list[Buffer]) -> int:
 
 class _TimeBuckets:
     """Buffers indexed by the stretches of the timeline they are live in, so that
-    finding those live during a range costs what is near it, not every buffer."""
+    finding those live during a range costs what is near it, not every buffer.
+
+    Stretches come in levels, 64 steps wide at level 0 and 4x wider at each level up.
+    A buffer goes into the lowest level where its live range touches at most two
+    stretches, and into those one or two: a long-lived buffer (an activation kept for
+    the backward pass) is filed twice instead of once per 64 steps, and a query looks
+    at each overlapping buffer at most twice."""
 
     WIDTH = 64
 
     def __init__(self) -> None:
-        self.buckets: dict[int, list[Buffer]] = {}
+        self.levels: list[dict[int, list[Buffer]]] = []
 
     def add(self, b: Buffer) -> None:
-        for k in range(b.start // self.WIDTH, b.end // self.WIDTH + 1):
-            self.buckets.setdefault(k, []).append(b)
+        level, width = 0, self.WIDTH
+        while b.end // width - b.start // width > 1:
+            level, width = level + 1, width * 4
+        while len(self.levels) <= level:
+            self.levels.append({})
+        buckets = self.levels[level]
+        for k in {b.start // width, b.end // width}:
+            buckets.setdefault(k, []).append(b)
 
     def live_during(self, b: Buffer) -> list[Buffer]:
         """Placed buffers whose live range meets `b`'s, each once."""
         seen: dict[int, Buffer] = {}
-        for k in range(b.start // self.WIDTH, b.end // self.WIDTH + 1):
-            for p in self.buckets.get(k, ()):
-                if p.start <= b.end and b.start <= p.end:
-                    seen[id(p)] = p
+        width = self.WIDTH
+        for buckets in self.levels:
+            if buckets:
+                for k in range(b.start // width, b.end // width + 1):
+                    for p in buckets.get(k, ()):
+                        if p.start <= b.end and b.start <= p.end:
+                            seen[id(p)] = p
+            width *= 4
         return list(seen.values())
 
 

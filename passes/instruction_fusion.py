@@ -293,11 +293,10 @@ class Fuser:
         fusion.set_operands(operands)
         body.fusion_instruction = fusion
         self.module.add_computation(body, before=comp)
-        comp.instructions[comp.instructions.index(ins)] = fusion
-        fusion.parent = comp
+        comp.insert_before(fusion, ins)
         ins.replace_all_uses_with(fusion)
         ins.drop_all_operands()
-        ins.parent = None
+        comp.detach(ins)
         self._touch(fusion)
         return fusion
 
@@ -318,7 +317,7 @@ class Fuser:
         replacing the parameter that read it. A producer fusion is merged."""
         body: Computation = fusion.attrs["calls"]
         number = fusion.operands.index(producer)
-        moving = producer.unique_users == [fusion]
+        moving = producer.used_only_by(fusion)
         size = len(body.instructions)
         value = self.clone_producer(fusion, producer, moving)
         created = body.instructions[size:]
@@ -361,7 +360,7 @@ class Fuser:
         body: Computation = fusion.attrs["calls"]
         if operand in fusion.operands:
             return body.parameter(fusion.operands.index(operand))
-        fusion.set_operands([*fusion.operands, operand])
+        fusion.append_operand(operand)
         return self._new_param(body, fusion.operand_count - 1, operand)
 
     def remove_param(self, fusion: Instruction, number: int) -> None:
@@ -369,14 +368,11 @@ class Fuser:
         body: Computation = fusion.attrs["calls"]
         param = body.parameter(number)
         assert not param.users
-        body.instructions.remove(param)
-        param.parent = None
+        body.detach(param)
         for p in body.instructions:
             if p.opcode is O.PARAMETER and p.parameter_number > number:
                 p.parameter_number -= 1
-        operands = list(fusion.operands)
-        del operands[number]
-        fusion.set_operands(operands)
+        fusion.remove_operand(number)
 
     def remove(self, ins: Instruction) -> None:
         """Delete an instruction nobody uses (and its fused computation)."""
@@ -576,7 +572,7 @@ class _Planner:
         )
         if reason:
             return reason
-        if producer.unique_users != [consumer]:
+        if not producer.used_only_by(consumer):
             reason = self._duplication(producer, unfusible)
             if reason:
                 return reason

@@ -184,8 +184,7 @@ class _Assigner:
         assert comp is not None
         copy = Instruction(self.names.fresh("copy"), O.COPY, shape, metadata=ins.metadata)
         copy.set_operands([ins])
-        copy.parent = comp
-        comp.instructions.insert(comp.instructions.index(ins) + 1, copy)
+        comp.insert_after(copy, ins)
         self.changed = True
         return copy
 

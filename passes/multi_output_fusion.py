@@ -135,8 +135,7 @@ def _gte_after(fuser: Fuser, tuple_value: Instruction, index: int) -> Instructio
         attrs={"index": index},
     )
     gte.set_operands([tuple_value])
-    gte.parent = comp
-    comp.instructions.insert(comp.instructions.index(tuple_value) + 1, gte)
+    comp.insert_after(gte, tuple_value)
     return gte
 
 
@@ -164,8 +163,7 @@ def replace_with_outputs(fuser: Fuser, old: Instruction, fusion: Instruction, fi
         replacement.set_operands(parts)
         comp = fusion.parent
         assert comp is not None
-        replacement.parent = comp
-        comp.instructions.insert(comp.instructions.index(parts[-1]) + 1, replacement)
+        comp.insert_after(replacement, parts[-1])
     old.replace_all_uses_with(replacement)
 
 

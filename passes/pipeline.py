@@ -137,10 +137,15 @@ class PassContractError(Exception):
 
 
 def verify_after_each(p: Pass, module: Module, result: StepResult) -> None:
-    """Run the verifier after a pass; raise PassContractError naming the pass."""
+    """Run the verifier after a pass that changed the module (by fingerprint or by its
+    own report); raise PassContractError naming the pass. An unchanged module is the one
+    already checked, so, as XLA's HloPassPipeline does with its invariant checkers, it
+    is not verified again."""
     from hlotool.diagnostics import HloError
     from hlotool.verifier import verify
 
+    if not result.changed and not result.reported:
+        return
     try:
         verify(module)
     except HloError as exc:

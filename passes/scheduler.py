@@ -18,6 +18,7 @@ own peak while it runs.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -118,36 +119,54 @@ def dependencies(comp: Computation) -> dict[int, list[Instruction]]:
 # -- the three schedulers -----------------------------------------------------------------
 def list_schedule(comp: Computation, model: MemoryModel) -> list[Instruction]:
     """XLA's ListScheduler: greedily schedule the ready instruction with the best
-    bytes-freed minus bytes-allocated."""
+    bytes-freed minus bytes-allocated (ties: earliest in the current order).
+
+    The ready set is a heap. A ready instruction's priority only rises, when a buffer
+    it reads gets down to its last reader, so it is pushed again then and stale entries
+    are skipped: O(n log n) instead of a scan of the ready set per step."""
     deps = dependencies(comp)
-    position = {id(i): n for n, i in enumerate(comp.instructions)}
-    waiting = {id(i): len(deps[id(i)]) for i in comp.instructions}
+    instructions = comp.instructions
+    position = {id(i): n for n, i in enumerate(instructions)}
+    waiting = {id(i): len(deps[id(i)]) for i in instructions}
     dependents: dict[int, list[Instruction]] = {}
-    for ins in comp.instructions:
+    readers: dict[BufferKey, list[Instruction]] = {}
+    for ins in instructions:
         for d in deps[id(ins)]:
             dependents.setdefault(id(d), []).append(ins)
+        for k in model.uses[id(ins)]:
+            readers.setdefault(k, []).append(ins)
     remaining = dict(model.readers)
-    ready = [i for i in comp.instructions if waiting[id(i)] == 0]
+    freeable = {k: size for k, size in model.size.items() if k not in model.live_out}
+    score: dict[int, int] = {}
+    heap: list[tuple[int, int, Instruction]] = []
+
+    def push(ins: Instruction) -> None:
+        s = sum(freeable.get(k, 0) for k in model.uses[id(ins)] if remaining[k] == 1)
+        s -= model.defined_bytes(ins)
+        score[id(ins)] = s
+        heapq.heappush(heap, (-s, position[id(ins)], ins))
+
+    for ins in instructions:
+        if waiting[id(ins)] == 0:
+            push(ins)
     order: list[Instruction] = []
-
-    def priority(ins: Instruction) -> tuple[int, int]:
-        freed = sum(
-            model.size[k]
-            for k in model.uses[id(ins)]
-            if remaining[k] == 1 and k in model.size and k not in model.live_out
-        )
-        return (freed - model.defined_bytes(ins), -position[id(ins)])
-
-    while ready:
-        best = max(ready, key=priority)
-        ready.remove(best)
+    done: set[int] = set()
+    while heap:
+        neg, _, best = heapq.heappop(heap)
+        if id(best) in done or -neg != score[id(best)]:
+            continue
+        done.add(id(best))
         order.append(best)
         for k in model.uses[id(best)]:
             remaining[k] -= 1
+            if remaining[k] == 1 and freeable.get(k):
+                for r in readers[k]:
+                    if id(r) not in done and id(r) in score:
+                        push(r)
         for user in dependents.get(id(best), []):
             waiting[id(user)] -= 1
             if waiting[id(user)] == 0:
-                ready.append(user)
+                push(user)
     return order
 
 

@@ -182,12 +182,9 @@ def infer_shape(opcode: Opcode, operands: Sequence[Instruction], attrs: dict[str
 
 def insert_before(comp: Computation, new: Instruction, anchor: Instruction | None) -> Instruction:
     """Put `new` into `comp` right before `anchor` (at the end when None)."""
-    new.parent = comp
     if anchor is None:
-        comp.instructions.append(new)
-    else:
-        comp.instructions.insert(comp.instructions.index(anchor), new)
-    return new
+        return comp.add_instruction(new)
+    return comp.insert_before(new, anchor)
 
 
 @dataclass

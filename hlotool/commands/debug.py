@@ -42,10 +42,11 @@ def run(args: argparse.Namespace) -> int:
     if not export_dir.is_dir():
         raise UsageError(f"--export-dir {export_dir} is not a directory")
     options = DebugOptions(source_name=args._source.name, export_dir=export_dir, rtol=args.rtol,
-                           atol=args.atol, seed=args.seed, check_each=args.check_each)
+                           atol=args.atol, seed=args.seed, check_each=args.check_each,
+                           exit_process=getattr(args, "_hard_exit", False))
     DebuggerApp(module, pipeline, options).run()  # Textual cancels its workers on quit
     if getattr(args, "_hard_exit", False):
-        from hlotool.interrupt import exit_past_busy_threads
+        from hlotool.interrupt import exit_now
 
-        exit_past_busy_threads(EXIT_OK)  # a pass still running must not hold the exit
+        exit_now(EXIT_OK)  # neither a pass still running nor the teardown holds the exit
     return EXIT_OK

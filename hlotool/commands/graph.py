@@ -41,6 +41,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES, metavar="N",
                    help=f"leave out nodes beyond N, keeping those nearest the ROOT "
                         f"(default {DEFAULT_MAX_NODES}; 0: no limit)")
+    p.add_argument("--overview", action="store_true",
+                   help="draw the map of computations instead (entry, loop bodies, branches, "
+                        "reducers; fusions folded in), with sizes: for big modules")
     p.add_argument("--after-pipeline", metavar="NAME",
                    help="run this pass pipeline before drawing")
     p.add_argument("--diff", nargs="+", metavar="A B | DIR",
@@ -62,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
         return _write_page(args, output)
     try:
         G.output_format(output)
+        if args.overview:
+            return _write_overview(args, output)
         if args.diff:
             pair = _diff_pair(args)
             before, after = (load(args, path=p) for p in pair)
@@ -73,6 +78,21 @@ def run(args: argparse.Namespace) -> int:
     except (G.GraphError, G.GraphvizMissing, G.RenderError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     print(_summary(drawing, output))
+    return EXIT_OK
+
+
+def _write_overview(args: argparse.Namespace, output: str) -> int:
+    """`--overview`: the computation map (hlotool.graph.overview)."""
+    from hlotool.graph.overview import overview_dot
+    from hlotool.graph.render import output_format, render
+    from hlotool.safe_io import atomic_write
+
+    module = _load_module(args)
+    dot, boxes = overview_dot(module, args.file)
+    atomic_write(output, render(dot, output_format(output)))
+    print(f"wrote {output}: {boxes} boxes for {len(module.computations)} computations of "
+          f"{module.instruction_count} instructions (fusions folded in, alike reducers "
+          "merged); draw one with --computation NAME")
     return EXIT_OK
 
 
@@ -129,6 +149,8 @@ def _check_arguments(args: argparse.Namespace) -> None:
         raise UsageError("give either FILE or --diff A B, not both")
     if not args.diff and not args.file:
         raise UsageError("give a FILE to draw (or --diff A B)")
+    if args.diff and args.overview:
+        raise UsageError("--overview draws one module; give FILE, not --diff")
     if args.diff and args.after_pipeline:
         raise UsageError("--after-pipeline draws one module; with --diff, run `hlotool opt` "
                          "first and diff the two files")

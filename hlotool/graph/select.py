@@ -77,7 +77,7 @@ def elide(graph: Graph, max_nodes: int) -> int:
                      "this is the part nearest the ROOT, and dashed nodes have more "
                      "operands above. To see the rest use --max-nodes 0 (everything), "
                      "--neighborhood NAME --radius N, --computation C or "
-                     "--collapse-fusions.")
+                     "--collapse-fusions; --overview maps the computations.")
     return dropped
 
 

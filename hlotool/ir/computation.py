@@ -17,10 +17,14 @@ if TYPE_CHECKING:
 
 @dataclass(eq=False, slots=True)
 class Computation:
-    """An HLO computation. `instructions` keeps text (or schedule) order."""
+    """An HLO computation. `instructions` keeps text (or schedule) order.
+
+    Removals and positioned insertions are recorded and applied to the list in one
+    sweep the next time `instructions` is read, so a pass that edits a big computation
+    instruction by instruction pays O(1) per edit instead of a list search and shift."""
 
     name: str
-    instructions: list[Instruction] = field(default_factory=list)
+    _instructions: list[Instruction] = field(default_factory=list)
     root: Instruction | None = None
     parent: Module | None = None
     is_entry: bool = False
@@ -32,12 +36,88 @@ class Computation:
     async_sugar: bool = False
     #: (line, column) of the name in the source text, (0, 0) when made by a pass.
     location: tuple[int, int] = (0, 0)
+    #: Pending edits (ids of instructions still held by `_instructions`, so ids are unique).
+    _removed: set[int] = field(default_factory=set, repr=False)
+    _before: dict[int, list[Instruction]] = field(default_factory=dict, repr=False)
+    _after: dict[int, list[Instruction]] = field(default_factory=dict, repr=False)
+    _pending_inserts: int = field(default=0, repr=False)
+
+    # -- the instruction list ----------------------------------------------------------
+    @property
+    def instructions(self) -> list[Instruction]:
+        if self._removed or self._pending_inserts:
+            self._apply_edits()
+        return self._instructions
+
+    @instructions.setter
+    def instructions(self, value: list[Instruction]) -> None:
+        self._removed.clear()
+        self._before.clear()
+        self._after.clear()
+        self._pending_inserts = 0
+        self._instructions = value
+
+    def _apply_edits(self) -> None:
+        """Apply pending removals and insertions in one sweep (into a new list, so an
+        iteration over the old one is not disturbed). Insertions land where repeated
+        `list.insert` at the anchor would have put them."""
+        removed, before, after = self._removed, self._before, self._after
+        if not before and not after:
+            self.instructions = [i for i in self._instructions if id(i) not in removed]
+            return
+        out: list[Instruction] = []
+        # (instruction, expanded): first its `before` list, then itself and its `after` list.
+        stack: list[tuple[Instruction, bool]] = []
+        for first in self._instructions:
+            stack.append((first, False))
+            while stack:
+                ins, expanded = stack.pop()
+                key = id(ins)
+                if not expanded and key in before:
+                    stack.append((ins, True))
+                    stack.extend((b, False) for b in reversed(before.pop(key)))
+                    continue
+                if key not in removed:
+                    out.append(ins)
+                if key in after:
+                    stack.extend((a, False) for a in after.pop(key))
+        self.instructions = out
 
     # -- building ------------------------------------------------------------------------
     def add_instruction(self, ins: Instruction) -> Instruction:
+        if self._removed and id(ins) in self._removed:
+            self._apply_edits()
         ins.parent = self
-        self.instructions.append(ins)
+        self._instructions.append(ins)
         return ins
+
+    def insert_before(self, new: Instruction, anchor: Instruction) -> Instruction:
+        """Put `new` right before `anchor` (an instruction of this computation)."""
+        return self._insert(new, anchor, self._before)
+
+    def insert_after(self, new: Instruction, anchor: Instruction) -> Instruction:
+        """Put `new` right after `anchor` (an instruction of this computation)."""
+        return self._insert(new, anchor, self._after)
+
+    def _insert(self, new: Instruction, anchor: Instruction,
+                where: dict[int, list[Instruction]]) -> Instruction:
+        if anchor.parent is not self:
+            raise ValueError(f"{anchor.name} is not in {self.name}")
+        if id(new) in self._removed or new.parent is self:
+            self._apply_edits()
+            if new.parent is self:
+                raise ValueError(f"{new.name} is already in {self.name}")
+        new.parent = self
+        where.setdefault(id(anchor), []).append(new)
+        self._pending_inserts += 1
+        return new
+
+    def detach(self, ins: Instruction) -> None:
+        """Take `ins` out of the list, keeping its operands and users."""
+        if ins.parent is not self:
+            raise ValueError(f"{ins.name} is not in {self.name}")
+        self._removed.add(id(ins))
+        ins.parent = None
 
     def remove_instruction(self, ins: Instruction) -> None:
         """Remove an instruction that has no users (its operands lose one use each)."""
@@ -47,8 +127,7 @@ class Computation:
             raise ValueError(f"cannot remove {ins.name}: it is the root")
         ins.drop_all_operands()
         ins.drop_control_edges()
-        self.instructions.remove(ins)
-        ins.parent = None
+        self.detach(ins)
 
     # -- queries -----------------------------------------------------------------------
     @property
@@ -113,7 +192,7 @@ class Computation:
         return iter(self.instructions)
 
     def __len__(self) -> int:
-        return len(self.instructions)
+        return len(self._instructions) - len(self._removed) + self._pending_inserts
 
     def __repr__(self) -> str:
         return f"<Computation {self.name} ({len(self.instructions)} instructions)>"

@@ -72,6 +72,15 @@ class Instruction:
         for op in self._operands:
             op.users.append(self)
 
+    def append_operand(self, op: Instruction) -> None:
+        """Add one operand at the end (the others' users lists are not touched)."""
+        self._operands.append(op)
+        op.users.append(self)
+
+    def remove_operand(self, index: int) -> None:
+        """Drop operand `index`; later operands move down."""
+        self._operands.pop(index).users.remove(self)
+
     def replace_operand(self, index: int, new: Instruction) -> None:
         old = self._operands[index]
         old.users.remove(self)
@@ -105,10 +114,13 @@ class Instruction:
 
     @property
     def unique_users(self) -> list[Instruction]:
-        seen: dict[int, Instruction] = {}
-        for u in self.users:
-            seen.setdefault(id(u), u)
-        return list(seen.values())
+        """Users in first-use order, each once (instructions hash by identity)."""
+        return list(dict.fromkeys(self.users))
+
+    def used_only_by(self, user: Instruction) -> bool:
+        """`unique_users == [user]`, without building the list (O(1) on a mismatch
+        at the front, which matters for instructions with thousands of users)."""
+        return bool(self.users) and all(u is user for u in self.users)
 
     def has_one_use(self) -> bool:
         return len(self.users) == 1

@@ -37,6 +37,10 @@ class DebugOptions:
     check_each: bool = False
     #: Show pass times (snapshot tests turn them off: times vary).
     show_times: bool = True
+    #: `q` ends the process as soon as the terminal is restored (the command line sets
+    #: it): Textual's orderly shutdown unmounts every widget and waits on busy workers,
+    #: which takes seconds after a long session on a big module.
+    exit_process: bool = False
 
 
 class PassCommands(Provider):
@@ -86,6 +90,18 @@ class DebuggerApp(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(StepScreen())
+
+    async def action_quit(self) -> None:
+        """Leave; with `exit_process`, at once (workers cancelled, terminal restored)."""
+        driver = self._driver
+        if self.options.exit_process and driver is not None and not self.is_headless:
+            from hlotool.interrupt import exit_now
+
+            self.workers.cancel_all()
+            driver.stop_application_mode()
+            driver.close()
+            exit_now(0)
+        self.exit()
 
     def action_help(self) -> None:
         """Show the help screen."""

@@ -180,3 +180,30 @@ def test_best_fit_packing_fills_gaps() -> None:
     ]
     assert pack_arena(temps) == 256
     assert temps[2].offset == 0  # reuses the first buffer's bytes after it dies
+
+
+def test_time_buckets_find_exactly_the_overlapping_buffers() -> None:
+    """The levelled buckets against a scan of every placed buffer, on random ranges
+    from a step to the whole timeline; each buffer is filed in at most two buckets."""
+    import random
+
+    from hlotool.passes.buffer_assignment import _TimeBuckets
+
+    ins = parse_hlo("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}").entry.root
+    assert ins is not None
+    rng = random.Random(1)
+    placed = _TimeBuckets()
+    buffers = []
+    for n in range(600):
+        start = rng.randrange(20000)
+        end = start + rng.choice([0, 3, 70, 300, 5000, 19000])
+        b = Buffer(n, ins, (), 4, "temp", start, end)
+        placed.add(b)
+        buffers.append(b)
+        probe = Buffer(-1, ins, (), 4, "temp", rng.randrange(20000), 0)
+        probe.end = probe.start + rng.choice([0, 10, 1000, 20000])
+        want = {p.id for p in buffers if p.start <= probe.end and probe.start <= p.end}
+        got = placed.live_during(probe)
+        assert len(got) == len(want) and {p.id for p in got} == want
+    filed = sum(len(v) for level in placed.levels for v in level.values())
+    assert filed <= 2 * len(buffers)

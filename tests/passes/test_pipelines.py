@@ -125,3 +125,23 @@ def _flat(steps: tuple[object, ...]) -> list[object]:
         inner = getattr(s, "steps", None)
         out.extend(_flat(inner) if inner is not None else [s])
     return out
+
+
+def test_the_verifier_runs_only_after_passes_that_changed_the_module(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Like XLA's invariant checkers: one verification per changing pass application,
+    none for the no-op rounds of a fixed point."""
+    import hlotool.verifier
+    from hlotool.frontend import parse_hlo
+    from hlotool.passes.pipeline import check_change_report, verify_after_each
+    from tests.scale_programs import deep_module
+
+    calls: list[int] = []
+    verify = hlotool.verifier.verify
+    monkeypatch.setattr(hlotool.verifier, "verify", lambda m: (calls.append(1), verify(m))[1])
+    results = get_pipeline("cpu").run(parse_hlo(deep_module(2)),
+                                      [verify_after_each, check_change_report])
+    changed = sum(1 for r in results if r.changed)
+    assert 0 < changed < len(results)
+    assert len(calls) == changed

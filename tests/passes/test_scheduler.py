@@ -79,3 +79,76 @@ def test_loop_bodies_are_scheduled_too(case: Path) -> None:
 def test_unknown_algorithm_is_a_pass_error() -> None:
     with pytest.raises(PassError, match="algorithm"):
         make_pass("memory-scheduler", {"algorithm": "random"})
+
+
+def _scan_schedule(comp, model: MemoryModel) -> list:  # noqa: ANN001 (reference)
+    """XLA's ListScheduler written the direct way: scan the ready set every step."""
+    from hlotool.passes.scheduler import dependencies
+
+    deps = dependencies(comp)
+    position = {id(i): n for n, i in enumerate(comp.instructions)}
+    waiting = {id(i): len(deps[id(i)]) for i in comp.instructions}
+    dependents: dict[int, list] = {}
+    for ins in comp.instructions:
+        for d in deps[id(ins)]:
+            dependents.setdefault(id(d), []).append(ins)
+    remaining = dict(model.readers)
+    ready = [i for i in comp.instructions if waiting[id(i)] == 0]
+    order = []
+
+    def priority(ins) -> tuple[int, int]:  # noqa: ANN001
+        freed = sum(model.size[k] for k in model.uses[id(ins)]
+                    if remaining[k] == 1 and k in model.size and k not in model.live_out)
+        return (freed - model.defined_bytes(ins), -position[id(ins)])
+
+    while ready:
+        best = max(ready, key=priority)
+        ready.remove(best)
+        order.append(best)
+        for k in model.uses[id(best)]:
+            remaining[k] -= 1
+        for user in dependents.get(id(best), []):
+            waiting[id(user)] -= 1
+            if waiting[id(user)] == 0:
+                ready.append(user)
+    return order
+
+
+@pytest.mark.parametrize("case", CASES[:60], ids=CASE_IDS[:60])
+def test_list_schedule_matches_the_ready_set_scan(case: Path) -> None:
+    module = parse_hlo((case / "module.hlo").read_text())
+    for comp in module.computations:
+        model = MemoryModel.of(comp, {})
+        assert SCHEDULERS["list"](comp, model) == _scan_schedule(comp, model), comp.name
+
+
+def test_list_schedule_evaluates_priorities_a_linear_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A wide module (every chain ready at once) costs pushes in proportion to its
+    instructions and buffer uses, not to instructions times the ready set."""
+    import heapq
+
+    import hlotool.passes.scheduler as scheduler
+
+    width = 400
+    lines = ["HloModule wide", "ENTRY main {", "  p = f32[64]{0} parameter(0)"]
+    for k in range(width):
+        lines += [f"  a{k} = f32[64]{{0}} exponential(p)", f"  b{k} = f32[64]{{0}} negate(a{k})"]
+    parts = ", ".join(f"b{k}" for k in range(width))
+    lines += [f"  ROOT t = ({', '.join(['f32[64]{0}'] * width)}) tuple({parts})", "}"]
+    comp = parse_hlo("\n".join(lines)).entry
+    model = MemoryModel.of(comp, {})
+    pushes = []
+
+    def counting_push(heap: list, item: object) -> None:
+        pushes.append(1)
+        heapq.heappush(heap, item)
+
+    monkeypatch.setattr(scheduler, "heapq",
+                        type("H", (), {"heappush": staticmethod(counting_push),
+                                       "heappop": staticmethod(heapq.heappop)}))
+    order = scheduler.list_schedule(comp, model)
+    uses = sum(len(u) for u in model.uses.values())
+    assert len(order) == len(comp.instructions)
+    assert len(pushes) <= len(comp.instructions) + uses
