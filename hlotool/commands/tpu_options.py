@@ -13,6 +13,10 @@ def add_chip_arguments(p: argparse.ArgumentParser) -> None:
                    help="tpu: the chip preset (default v5e)")
     p.add_argument("--tpu-dataflow", choices=("ws", "os", "is"),
                    help="tpu: systolic dataflow of the scalesim preset (default ws)")
+    p.add_argument("--tpu-precision", choices=("default", "high", "highest"),
+                   default="default",
+                   help="tpu: precision of the f32 dots and convolutions that set none "
+                        "(as jax_default_matmul_precision: 1, 3 or 6 bf16 passes)")
 
 
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
