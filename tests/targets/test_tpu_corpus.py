@@ -19,8 +19,8 @@ import pytest
 
 from hlotool import values_io
 from hlotool.frontend import parse_hlo
-from hlotool.ir.opcodes import Opcode
 from hlotool.targets.tpu import TpuTarget, prepare
+from hlotool.targets.tpu.target import set_default_precision
 from tests.conftest import CASES, CORPUS, runnable, tolerance
 from tests.targets.tpu_support import prepared_case
 
@@ -68,10 +68,7 @@ def test_bf16_sensitive_cases_are_exactly_the_matmul_rounding(name: str) -> None
     outputs, _, _ = _run(prepared_case(path), path)
     assert _diffs(outputs, path, FLOOR), "no longer needs the bf16 tolerance"
     module = prepare(parse_hlo(path.read_text()))
-    for comp in module.computations:
-        for ins in comp.instructions:
-            if ins.opcode in (Opcode.DOT, Opcode.CONVOLUTION):
-                ins.attrs["operand_precision"] = ("highest", "highest")
+    assert set_default_precision(module, "highest")  # --tpu-precision highest
     outputs, _, _ = _run(module, path)
     assert not _diffs(outputs, path, FLOOR)
 
