@@ -24,6 +24,7 @@ from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType
+from hlotool.targets.openblas import blas_threads
 from hlotool.targets.tpu.numerics import convolution_mxu, dot_general_mxu
 from hlotool.targets.tpu.program import Program
 from hlotool.targets.tpu.units import mxu_passes
@@ -160,8 +161,10 @@ class Simulation:
 
 
 def simulate(module: Any, program: Program, args: Sequence[Value]) -> Simulation:
-    """Run the module on `args` with TPU numerics, recording every kernel execution."""
+    """Run the module on `args` with TPU numerics, recording every kernel execution
+    (OpenBLAS on one thread: the MXU chunks are many short calls, which its threads slow
+    down on a busy machine; see hlotool.targets.openblas)."""
     ev = TpuEvaluator(module, program)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), blas_threads(1):
         result = ev.run(list(args))
     return Simulation(program, ev.trace, result)
