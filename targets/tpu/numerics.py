@@ -26,7 +26,8 @@ from hlotool.ir.attributes import ConvDimensionNumbers, Window, WindowDimension
 PASSES = {"default": 1, "high": 3, "highest": 6}
 #: Bf16 parts each operand is split into, per pass count.
 PARTS = {1: 1, 3: 2, 6: 3, 9: 3}
-#: Single-pass dot algorithms that pin the pass count regardless of precision.
+#: Dot algorithms that pin the pass count whatever the precision (the TPU ones; TF32, F16
+#: and F8 algorithms are not TPU algorithms and fall back to the precision).
 _ALGORITHM_PASSES = {
     "dot_bf16_bf16_f32": 1,
     "dot_bf16_bf16_bf16": 1,
