@@ -16,6 +16,10 @@ def add_chip_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tpu-topology", metavar="XxYxZ",
                    help="tpu: the ICI torus of the slice, chips per axis (default: the "
                         "most balanced one for the module's devices)")
+    p.add_argument("--tpu-precision", choices=("default", "high", "highest"),
+                   default="default",
+                   help="tpu: precision of the f32 dots and convolutions that set none "
+                        "(as jax_default_matmul_precision: 1, 3 or 6 bf16 passes)")
 
 
 def add_run_arguments(p: argparse.ArgumentParser) -> None:

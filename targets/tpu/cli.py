@@ -13,7 +13,9 @@ from typing import Any
 def compile_for_run(module: Any, args: argparse.Namespace) -> Any:
     """The TpuExecutable for `hlotool run --target tpu` (the tpu pipeline already ran)."""
     from hlotool.targets.tpu import TpuTarget
+    from hlotool.targets.tpu.target import set_default_precision
 
+    set_default_precision(module, args.tpu_precision)
     return TpuTarget(chip_of(args)).compile(module)
 
 
@@ -99,8 +101,10 @@ def compile_command(module: Any, args: argparse.Namespace) -> str:
     """The printed TPU program for `hlotool compile --target tpu --emit tpu`."""
     from hlotool.targets.tpu import prepare
     from hlotool.targets.tpu.compiler import compile_program
+    from hlotool.targets.tpu.target import set_default_precision
 
     prepare(module)
+    set_default_precision(module, args.tpu_precision)
     return compile_program(module, chip_of(args)).text()
 
 

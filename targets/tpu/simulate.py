@@ -2,7 +2,7 @@
 
 Values come from the reference interpreter's opcode table with replacements: dots and
 convolutions with float operands run as MXU passes (bf16 operands, f32 accumulation in
-MXU-depth chunks; HIGH 3 and HIGHEST 6 passes), and float elementwise math (arithmetic,
+MXU-depth chunks, convolutions as implicit GEMMs; HIGH 3 and HIGHEST 6 passes), and float elementwise math (arithmetic,
 exp/log/tanh/logistic/roots/trig) runs as the 32-bit VPU does: in f32 with numpy,
 narrow types rounded back per op. Everything else runs on the interpreter. Every execution of a
 kernel (an instruction of a sequential computation, so loop bodies count once per trip)
@@ -20,12 +20,12 @@ import numpy as np
 from hlotool.interpreter.core import IMPLS, Evaluator, Unsupported, Value, _at
 from hlotool.diagnostics import HloError
 from hlotool.interpreter.kernels.contraction import _dot_dims
-from hlotool.interpreter.kernels.convolution import convolve
 from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType
-from hlotool.targets.tpu.numerics import dot_general_mxu, pass_pairs, split_bf16
+from hlotool.targets.openblas import blas_threads
+from hlotool.targets.tpu.numerics import convolution_mxu, dot_general_mxu
 from hlotool.targets.tpu.program import Program
 from hlotool.targets.tpu.units import mxu_passes
 
@@ -143,17 +143,10 @@ class TpuEvaluator(Evaluator):
     def _conv(ev: TpuEvaluator, ins: Instruction, operands: list[Value]) -> Value:
         if not uses_mxu_numerics(ins):
             return IMPLS[Opcode.CONVOLUTION](ev, ins, operands)
-        passes = mxu_passes(ins)
-        parts = {1: 1, 3: 2, 6: 3}[passes]
-        la, lb = split_bf16(_f32(operands[0]), parts), split_bf16(_f32(operands[1]), parts)
         a = ins.attrs
-        out: np.ndarray | None = None
-        for i, j in pass_pairs(passes):
-            term = convolve(la[i], lb[j], a["dim_labels"], a.get("window"),
-                            a.get("feature_group_count", 1), a.get("batch_group_count", 1),
-                            P.F32, [P.F32, P.F32])
-            out = term if out is None else out + term
-        assert out is not None
+        out = convolution_mxu(_f32(operands[0]), _f32(operands[1]), a["dim_labels"],
+                              a.get("window"), a.get("feature_group_count", 1),
+                              a.get("batch_group_count", 1), mxu_passes(ins), ev.depth)
         return _cast(out, ins.shape.element_type)
 
 
@@ -170,8 +163,10 @@ class Simulation:
 def simulate(module: Any, program: Program, args: Sequence[Value],
              device: Any = None) -> Simulation:
     """Run the module on `args` with TPU numerics, recording every kernel execution
-    (as `device`, a DeviceContext, when it is one of several)."""
+    (as `device`, a DeviceContext, when it is one of several). OpenBLAS runs on one
+    thread: the MXU chunks are many short calls, which its threads slow down on a busy
+    machine (see hlotool.targets.openblas)."""
     ev = TpuEvaluator(module, program, device)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), blas_threads(1):
         result = ev.run(list(args))
     return Simulation(program, ev.trace, result)

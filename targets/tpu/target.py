@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from hlotool.ir.module import Module
+from hlotool.ir.opcodes import Opcode
 from hlotool.targets.base import Capabilities, ExecutionStats, Executable, Target
 from hlotool.targets.tpu.chips import Chip, get_chip
 from hlotool.targets.tpu.compiler import compile_program
@@ -19,6 +20,23 @@ def prepare(module: Module) -> Module:
 
     get_pipeline("tpu").run(module, [])
     return module
+
+
+def set_default_precision(module: Module, precision: str) -> bool:
+    """Give every dot and convolution whose precision is DEFAULT and that names no
+    algorithm `precision` for both operands (what `jax_default_matmul_precision` does at
+    trace time); returns whether anything changed."""
+    if precision == "default":
+        return False
+    changed = False
+    for comp in module.computations:
+        for ins in comp.instructions:
+            if ins.opcode not in (Opcode.DOT, Opcode.CONVOLUTION) or ins.attrs.get("algorithm"):
+                continue
+            if all(str(p).lower() == "default" for p in ins.attrs.get("operand_precision") or ()):
+                ins.attrs["operand_precision"] = (precision, precision)
+                changed = True
+    return changed
 
 
 class TpuExecutable(Executable):

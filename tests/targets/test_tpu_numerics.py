@@ -3,9 +3,14 @@ against a bf16-input, f32-accumulate numpy oracle (computed in float64)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+import jax
 import ml_dtypes
 import numpy as np
 import pytest
+from jax import lax
 
 from hlotool.targets.tpu.numerics import round_bf16, split_bf16
 from tests.targets.tpu_support import dot_module, simulate_text
@@ -138,3 +143,74 @@ def test_integer_dot_stays_exact() -> None:
     got, report = simulate_text(dot_module(8, 300, 8, dtype="s32", out="s32"), [a, b])
     assert np.array_equal(got, a.astype(np.int64) @ b)
     assert report["numerics"]["mxu_instructions"] == []
+
+
+def _jax_conv(spec: dict[str, Any], precision: Any = None) -> Callable[..., Any]:
+    """A jax convolution (XLA:CPU computes it in f32 whatever the precision)."""
+    def conv(x: Any, w: Any) -> Any:
+        return lax.conv_general_dilated(x, w, precision=precision, **spec)
+    return conv
+
+
+#: Strides, both dilations, asymmetric padding, feature and batch groups, K above the
+#: MXU depth (so that the contraction is chunked) and a 1-D convolution.
+CONVS = {
+    "strided_dilated_nchw": ((2, 6, 11, 9), (4, 6, 3, 2), dict(
+        window_strides=(2, 1), padding=((1, 2), (0, 1)), lhs_dilation=(1, 2),
+        rhs_dilation=(2, 1), dimension_numbers=("NCHW", "OIHW", "NCHW"))),
+    "feature_groups": ((2, 7, 7, 8), (3, 3, 4, 6), dict(
+        window_strides=(1, 1), padding="SAME", feature_group_count=2,
+        dimension_numbers=("NHWC", "HWIO", "NHWC"))),
+    "batch_groups": ((4, 6, 6, 3), (2, 2, 3, 6), dict(
+        window_strides=(1, 1), padding="VALID", batch_group_count=2,
+        dimension_numbers=("NHWC", "HWIO", "NHWC"))),
+    "deep_k_chunked": ((1, 6, 6, 40), (3, 3, 40, 5), dict(
+        window_strides=(1, 1), padding="SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))),
+    "conv1d": ((3, 17, 4), (5, 4, 2), dict(
+        window_strides=(2,), padding=((2, 1),), dimension_numbers=("NWC", "WIO", "NWC"))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONVS))
+def test_convolution_matches_xla_on_bf16_rounded_inputs(name: str) -> None:
+    """Against XLA:CPU's f32 convolution of the bf16-rounded operands (products exact,
+    f32 sums): only the summation order differs."""
+    xs, ws, spec = CONVS[name]
+    rng = np.random.default_rng(8)
+    x, w = (rng.standard_normal(s).astype(np.float32) for s in (xs, ws))
+    fn = _jax_conv(spec)
+    text = jax.jit(fn).lower(x, w).as_text(dialect="hlo")
+    got, report = simulate_text(text, [x, w])
+    rounded = [a.astype(BF16).astype(np.float32) for a in (x, w)]
+    oracle = np.asarray(jax.jit(fn)(*rounded), np.float64)
+    scale = np.asarray(jax.jit(fn)(np.abs(x), np.abs(w)), np.float64)
+    assert got.shape == oracle.shape
+    assert np.max(np.abs(got - oracle) / scale) < 1e-5
+    exact = np.asarray(jax.jit(fn)(x, w), np.float64)
+    assert np.max(np.abs(got - exact) / scale) > 1e-4
+    assert report["numerics"]["mxu_instructions"]
+
+
+def test_highest_convolution_is_f32_accurate() -> None:
+    xs, ws, spec = CONVS["deep_k_chunked"]
+    rng = np.random.default_rng(9)
+    x, w = (rng.standard_normal(s).astype(np.float32) for s in (xs, ws))
+    fn = _jax_conv(spec, lax.Precision.HIGHEST)
+    text = jax.jit(fn).lower(x, w).as_text(dialect="hlo")
+    assert "operand_precision={highest,highest}" in text
+    got, _ = simulate_text(text, [x, w])
+    exact = np.asarray(jax.jit(fn)(x.astype(np.float64), w.astype(np.float64)), np.float64)
+    scale = np.asarray(jax.jit(fn)(np.abs(x), np.abs(w)), np.float64)
+    assert np.max(np.abs(got - exact) / scale) < 2e-6
+
+
+def test_x9_algorithm_sums_nine_passes() -> None:
+    rng = np.random.default_rng(10)
+    a = rng.standard_normal((16, 256)).astype(np.float32)
+    b = rng.standard_normal((256, 16)).astype(np.float32)
+    text = dot_module(16, 256, 16).replace("rhs_contracting_dims={0}",
+                                           "rhs_contracting_dims={0}, algorithm=dot_bf16_bf16_f32_x9")
+    got, r9 = simulate_text(text, [a, b])
+    _, r1 = simulate_text(dot_module(16, 256, 16), [a, b])
+    assert normwise(got, a.astype(np.float64) @ b, a, b) < 2e-6
+    assert r9["busy_cycles"]["mxu"] == pytest.approx(9 * r1["busy_cycles"]["mxu"])

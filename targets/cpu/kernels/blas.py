@@ -40,7 +40,6 @@ import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import llvmlite.binding as llvm
@@ -49,6 +48,7 @@ from llvmlite import ir
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.types import PrimitiveType
 from hlotool.targets.llvm import irutils as u
+from hlotool.targets.openblas import numpy_openblas, set_threads
 
 P = PrimitiveType
 ROW_MAJOR, COL_MAJOR, NO_TRANS, TRANS = 101, 102, 111, 112
@@ -68,22 +68,9 @@ SMALL_MATRIX_MNK = 100**3
 _ALIGN = 64
 
 
-def _find_library() -> ctypes.CDLL | None:
-    """numpy's bundled OpenBLAS (loaded already by numpy; the same handle and threads)."""
-    import numpy as np
-
-    site = Path(np.__file__).resolve().parent.parent
-    for path in sorted((site / "numpy.libs").glob("libscipy_openblas64_*.so*")):
-        try:
-            return ctypes.CDLL(str(path))
-        except OSError:
-            continue
-    return None
-
-
 def _register() -> frozenset[str]:
     """Register the CBLAS entry points found; returns the hlotool names registered."""
-    lib = _find_library()
+    lib = numpy_openblas()
     if lib is None:
         return frozenset()
     found = set()
@@ -95,19 +82,17 @@ def _register() -> frozenset[str]:
     if not {"hlotool_sgemm", "hlotool_dgemm", "hlotool_sgemv", "hlotool_dgemv", "hlotool_sdot",
             "hlotool_ddot"} <= found:
         return frozenset()
-    single_threaded_blas(lib)
+    single_threaded_blas()
     return frozenset(found)
 
 
-def single_threaded_blas(lib: ctypes.CDLL) -> None:
+def single_threaded_blas() -> None:
     """Run OpenBLAS on one thread per call from now on (in the whole process: numpy's
     matmul too). hlotool splits large dots across its own threads (`_emit_split`), as
     XLA:CPU runs library kernels on its own pool: OpenBLAS's threads, woken for every
     call and spinning after it, stalled each dot on a busy machine (an MLP layer of
     2.5 ms took 13-47 ms there) and took a core from the kernels that follow."""
-    setter = getattr(lib, "scipy_openblas_set_num_threads64_", None)
-    if setter is not None:
-        setter(1)
+    set_threads(1)
 
 
 _REGISTERED = _register()
