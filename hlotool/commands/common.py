@@ -22,6 +22,9 @@ class Source:
 
     def __init__(self, path: str) -> None:
         self.name = "<stdin>" if path == "-" else path
+        #: "mlirbc" or "jax-export" when the file is a binary artifact (then `text` is its
+        #: StableHLO text).
+        self.artifact: str | None = None
         if path == "-":
             self.text = sys.stdin.read()
         else:
@@ -29,15 +32,38 @@ class Source:
                 data = Path(path).read_bytes()
             except OSError as exc:
                 raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+            self.artifact = _artifact_kind(data)
+            if self.artifact:
+                self.text = _artifact_text(path, data)
+                return
             if b"\0" in data[:4096]:
                 raise UsageError(f"{path} is a binary file (an HloProto .pb?), not HLO or "
                                  "StableHLO text: give the .txt of the same dump, or its folder")
             self.text = data.decode("utf-8", errors="replace")
 
 
+def _artifact_kind(data: bytes) -> str | None:
+    if not data[:4] == b"ML\xefR" and b"\0" not in data[:4096]:
+        return None
+    from hlotool.bytecode import artifact_kind
+
+    return artifact_kind(data)
+
+
+def _artifact_text(path: str, data: bytes) -> str:
+    """The StableHLO text of a portable artifact (bad bytecode: exit 2 with the offset)."""
+    from hlotool.bytecode import BytecodeError, artifact_text
+
+    try:
+        return artifact_text(data)
+    except BytecodeError as exc:
+        raise UsageError(f"{path}: {exc.message}") from None
+
+
 def add_input(p: argparse.ArgumentParser) -> None:
     """The FILE argument and --input-format, as every command takes them."""
-    p.add_argument("file", metavar="FILE", help="HLO (.hlo) or StableHLO (.mlir) text; - for stdin")
+    p.add_argument("file", metavar="FILE", help="HLO (.hlo) or StableHLO (.mlir) text, a StableHLO "
+                   "portable artifact (.mlirbc) or a jax.export blob; - for stdin")
     p.add_argument("--input-format", choices=("hlo", "stablehlo"),
                    help="the input's language (default: by suffix and first token)")
     p.add_argument("--module", metavar="NAME|ID",
