@@ -102,7 +102,12 @@ def artifact_text(data: bytes) -> str:
     """StableHLO text of a portable artifact or jax.export blob."""
     from hlotool.bytecode.to_stablehlo import to_stablehlo_text
 
-    return to_stablehlo_text(read_artifact(data).module)
+    module = read_artifact(data).module
+    try:
+        return to_stablehlo_text(module)
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError) as exc:
+        raise BytecodeError(f"the artifact's ops are malformed ({type(exc).__name__}: "
+                            f"{exc})", 0) from None
 
 
 __all__ = ["MAX_VERSION", "MIN_VERSION", "Artifact", "BytecodeError", "artifact_kind",

@@ -270,7 +270,12 @@ class _File:
                     raise r.error(f"{what}s of dialect '{entry.dialect}' are not supported "
                                   f"(supported: {', '.join(CODECS)})")
                 reader = EntryReader(self, r)
-                value = (codec.read_attribute if what == "attribute" else codec.read_type)(reader)
+                read = codec.read_attribute if what == "attribute" else codec.read_type
+                try:
+                    value = read(reader)
+                except (TypeError, ValueError, IndexError, KeyError, AttributeError) as exc:
+                    raise BytecodeError(f"malformed {entry.dialect} {what}: {exc}",
+                                        entry.start) from None
             if not r.empty():
                 raise r.error(f"unexpected trailing bytes after the {what}")
         finally:

@@ -99,7 +99,7 @@ class ByteReader:
             self.align(self.varint("a section alignment"))
         start = self.pos
         if start + length > self.end:
-            raise self.error(f"section {head & 0x7F} is {length} bytes long, but only "
+            raise self.error(f"expected section {head & 0x7F} of {length} bytes, but only "
                              f"{self.end - start} remain", start)
         self.pos += length
         return head & 0x7F, ByteReader(self.data, start, start + length)
