@@ -64,7 +64,7 @@ def read_attribute(r: Any) -> BcAttr:
     elif kind == "FileLineColLoc":
         args = (_name(r.attribute()), r.varint(), r.varint())
     elif kind == "FusedLoc":
-        args = (r.attributes(), None)
+        args = (r.attributes(),)
     elif kind == "FusedLocWithMetadata":
         args = (r.attributes(), r.attribute())
     elif kind == "NameLoc":
@@ -149,6 +149,27 @@ def write_attribute(w: Any, a: BcAttr) -> None:
     elif k == "NameLoc":
         w.attribute(string(args[0]))
         w.attribute(args[1])
+    elif k == "FileLineColRange":
+        w.attribute(string(args[0]))
+        w.varint(len(args) - 1)
+        for v in args[1:]:
+            w.varint(v)
+    elif k == "FusedLocWithMetadata":
+        w.attributes(args[0])
+        w.attribute(args[1])
+    elif k == "StringWithType":
+        w.string(args[0])
+        w.type(args[1])
+    elif k == "SymbolRef":
+        w.attribute(string(args[0]))
+        w.attributes(tuple(BcAttr("builtin", "FlatSymbolRef", (n,)) for n in args[1]))
+    elif k == "DenseArray":
+        w.type(args[0])
+        w.varint(args[1])
+        w.blob(args[2])
+    elif k == "DenseIntOrFPElements":
+        w.type(args[0])
+        w.blob(args[1])
     elif k not in ("Unit", "UnknownLoc"):
         raise ValueError(f"cannot write builtin attribute {k}")
 
