@@ -33,6 +33,13 @@ _ENUM_KIND = {"comparison_direction": "ComparisonDirectionV1",
               "precision": "PrecisionV1", "rng_algorithm": "RngAlgorithmV1",
               "rng_distribution": "RngDistributionV1", "transpose": "TransposeV1"}
 _UNKNOWN = BcAttr("builtin", "UnknownLoc")
+#: Integer attributes that are 32-bit (the pretty forms print them without a type).
+_I32_ATTRS = {("get_tuple_element", "index"), ("composite", "version")}
+#: Attributes the pretty forms give as bare enum words.
+_WORD_KEYS = {"comparison_direction": "ComparisonDirectionV1",
+              "compare_type": "ComparisonTypeV1", "fft_type": "FftTypeV1",
+              "rng_algorithm": "RngAlgorithmV1", "rng_distribution": "RngDistributionV1",
+              "transpose_a": "TransposeV1"}
 _NONE_TYPE = BcAttr("vhlo", "TypeV1", (BcType("vhlo", "NoneV1"),))
 _I64 = BcType("vhlo", "IntegerSI64V1")
 _ACCURACY_OPS = {"cbrt", "cosine", "exponential", "exponential_minus_one", "log",
@@ -158,6 +165,13 @@ def vattr(a: Any, tok: Any = None) -> BcAttr:
         return _dialect_attr(a, tok)
     if isinstance(a, A.UnitAttr):
         return BcAttr("vhlo", "BooleanV1", (True,))
+    if isinstance(a, A.Brackets) and len(a.lists) == 1 and a.arrow is None:
+        words = [str(x) for x in a.lists[0]]
+        if all(w.lstrip("-").isdigit() for w in words):
+            return _i64s(int(w) for w in words)
+        if all(w in ENUMS["PrecisionV1"] for w in words):
+            return BcAttr("vhlo", "ArrayV1", tuple(BcAttr("vhlo", "PrecisionV1", (w,))
+                                                   for w in words))
     raise error_at(getattr(a, "tok", None) or tok, f"attribute {a} has no VHLO form here")
 
 
@@ -192,11 +206,25 @@ def _fields(a: Any, key: str, tok: Any) -> dict[str, Any]:
     raise error_at(tok, f"{key} must be a #stablehlo.* attribute")
 
 
+def _dot_fields(attrs: dict[str, Any], tok: Any) -> dict[str, Any]:
+    """dot_general's dimensions: `#stablehlo.dot<...>` or the pretty `batching_dims = [0] x
+    [0], contracting_dims = [1] x [0]`."""
+    if "dot_dimension_numbers" in attrs:
+        return _fields(attrs.pop("dot_dimension_numbers"), "dot_dimension_numbers", tok)
+    f: dict[str, Any] = {}
+    for key, side in (("batching_dims", "batching"), ("contracting_dims", "contracting")):
+        v = attrs.pop(key, None)
+        if isinstance(v, A.Brackets) and len(v.lists) == 2:
+            f[f"lhs_{side}_dimensions"] = [int(str(x)) for x in v.lists[0]]
+            f[f"rhs_{side}_dimensions"] = [int(str(x)) for x in v.lists[1]]
+    return f
+
+
 def _specials(base: str, attrs: dict[str, Any], tok: Any) -> dict[str, BcAttr]:
     """Attributes StableHLO groups into one (dimension numbers, channel handles)."""
     out: dict[str, BcAttr] = {}
     if base == "dot_general":
-        f = _fields(attrs.pop("dot_dimension_numbers"), "dot_dimension_numbers", tok)
+        f = _dot_fields(attrs, tok)
         for n in ("lhs_batching_dimensions", "rhs_batching_dimensions",
                   "lhs_contracting_dimensions", "rhs_contracting_dimensions"):
             out[n] = _i64s(f.get(n, []))
@@ -344,6 +372,14 @@ class _Builder:
             elif k == "called_computations" and isinstance(v, A.ListAttr):
                 out[k] = BcAttr("vhlo", "ArrayV1", tuple(
                     BcAttr("vhlo", "StringV1", (x.name,)) for x in v.items))
+            elif isinstance(v, A.IntAttr) and v.type is None and (base, k) in _I32_ATTRS:
+                out[k] = _int(v.value, BcType("vhlo", "IntegerSI32V1"))
+            elif isinstance(v, A.WordAttr) and k in _WORD_KEYS:
+                kind = _WORD_KEYS[k]
+                if v.word not in ENUMS[kind]:
+                    raise error_at(v.tok or o.tok, f"{k} must be one of "
+                                                   f"{', '.join(ENUMS[kind])}")
+                out[k] = BcAttr("vhlo", kind, (v.word,))
             else:
                 out[k] = vattr(v, o.attr_tok(k))
         for k, v in _defaults(base, names).items():
