@@ -32,7 +32,9 @@ class Source:
                 data = Path(path).read_bytes()
             except OSError as exc:
                 raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-            self.artifact = _artifact_kind(data)
+            from hlotool.frontend import binary_kind
+
+            self.artifact = binary_kind(data)
             if self.artifact:
                 self.text = _artifact_text(path, data)
                 return
@@ -42,20 +44,13 @@ class Source:
             self.text = data.decode("utf-8", errors="replace")
 
 
-def _artifact_kind(data: bytes) -> str | None:
-    if not data[:4] == b"ML\xefR" and b"\0" not in data[:4096]:
-        return None
-    from hlotool.bytecode import artifact_kind
-
-    return artifact_kind(data)
-
-
 def _artifact_text(path: str, data: bytes) -> str:
     """The StableHLO text of a portable artifact (bad bytecode: exit 2 with the offset)."""
-    from hlotool.bytecode import BytecodeError, artifact_text
+    from hlotool.bytecode import BytecodeError
+    from hlotool.frontend import read_source
 
     try:
-        return artifact_text(data)
+        return read_source(data)
     except BytecodeError as exc:
         raise UsageError(f"{path}: {exc.message}") from None
 
