@@ -338,7 +338,10 @@ class _IrReader:
         return top.ops
 
     def _block(self, r: ByteReader, block: Block, next_id: list[int], has_values: bool) -> None:
+        at = r.pos
         n_ops, has_args = r.varint_flag("a block header")
+        if has_args and not next_id:
+            raise r.error("expected a block without arguments at the top level", at)
         if has_args:
             self._block_args(r, block, next_id)
         if self.f.version >= USE_LIST_ORDERING and has_args and r.byte("a use-list flag"):

@@ -1,5 +1,6 @@
 """Portable artifacts and jax.export blobs of ten models (tests/data/artifacts, made by
-generate.py with jax) run to JAX's outputs; malformed bytecode is a positioned error."""
+generate.py with jax 0.10; tests/data/artifacts_jax012, the same script with jax 0.12)
+run to JAX's outputs; malformed bytecode is a positioned error."""
 
 from __future__ import annotations
 
@@ -13,21 +14,25 @@ from hlotool.bytecode import BytecodeError, artifact_kind, artifact_text, read_a
 from hlotool.cli import main
 
 DATA = Path(__file__).parents[1] / "data" / "artifacts"
-FILES = sorted(p.name for p in DATA.iterdir() if p.suffix in (".mlirbc", ".jaxexport"))
-MODELS = sorted({name.split(".")[0] for name in FILES})
+JAX012 = Path(__file__).parents[1] / "data" / "artifacts_jax012"
+FILES = sorted(f"{d.name}/{p.name}" for d in (DATA, JAX012) for p in d.iterdir()
+               if p.suffix in (".mlirbc", ".jaxexport"))
+MODELS = sorted({p.name.split(".")[0] for p in DATA.glob("*.jaxexport")})
 
 
 def test_there_are_ten_models_at_several_versions() -> None:
     assert len(MODELS) >= 10
-    versions = {read_artifact((DATA / f).read_bytes()).version for f in FILES}
-    assert len(versions) >= 4
+    versions = {read_artifact((DATA.parent / f).read_bytes()).version for f in FILES}
+    assert {(0, 10, 0), (0, 14, 0), (1, 0, 0), (1, 9, 0), (1, 15, 0), (1, 18, 0),
+            (1, 20, 0)} <= versions
 
 
 @pytest.mark.parametrize("name", FILES)
 def test_artifact_runs_to_jaxs_outputs(name: str, capsys: pytest.CaptureFixture[str]) -> None:
-    model = name.split(".")[0]
-    code = main(["run", str(DATA / name), "--inputs", str(DATA / f"{model}.in.npz"),
-                 "--expect", str(DATA / f"{model}.out.npz"), "--rtol", "1e-5",
+    path = DATA.parent / name
+    model = path.name.split(".")[0]
+    code = main(["run", str(path), "--inputs", str(path.parent / f"{model}.in.npz"),
+                 "--expect", str(path.parent / f"{model}.out.npz"), "--rtol", "1e-5",
                  "--atol", "1e-5"])
     out = capsys.readouterr().out
     assert code == 0, out

@@ -1,6 +1,7 @@
 """Generate the portable artifacts and jax.export blobs of tests/bytecode (run with jax).
 
-    .venv/bin/python tests/data/artifacts/generate.py
+    .venv/bin/python tests/data/artifacts/generate.py                   # jax 0.10 -> here
+    PY312/bin/python tests/data/artifacts/generate.py tests/data/artifacts_jax012   # jax 0.12
 
 For each model: NAME.jaxexport (jax.export(...).serialize(), needs the flatbuffers package),
 NAME.mlirbc (its module, as jax serialized it), NAME.VERSION.mlirbc (the module serialized
@@ -10,6 +11,7 @@ and JAX's outputs for them).
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import jax
@@ -18,9 +20,12 @@ import numpy as np
 from jax import export, lax
 from jaxlib.mlir.dialects import stablehlo
 
-HERE = Path(__file__).parent
-#: Older targets each model is also serialized at (bytecode formats 1, 4 and 6).
-TARGETS = ("0.10.0", "0.14.0", "1.0.0", "1.9.0")
+HERE = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent
+#: Older targets each model is also serialized at (bytecode formats 1, 4 and 6), and with a
+#: newer jaxlib the newest version hlotool reads.
+TARGETS = ("0.10.0", "0.14.0", "1.0.0", "1.9.0") + (
+    ("1.20.0",) if tuple(map(int, stablehlo.get_current_version().split("."))) >= (1, 20, 0)
+    else ())
 
 
 def mlp(x, w1, b1, w2):
@@ -113,6 +118,7 @@ def _save(name, exp, args):
 
 
 def main() -> None:
+    HERE.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(0)
     for name, (fn, specs) in MODELS.items():
         exp = export.export(jax.jit(fn))(*specs)
