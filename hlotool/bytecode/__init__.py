@@ -14,6 +14,7 @@ from hlotool.bytecode.jax_export import ExportedBlob, is_jax_export, read_jax_ex
 from hlotool.bytecode.model import BcModule
 from hlotool.bytecode.reader import is_bytecode, read_bytecode
 from hlotool.bytecode.stream import BytecodeError
+from hlotool.diagnostics import HloError
 
 MIN_VERSION = (0, 9, 0)
 MAX_VERSION = (1, 20, 0)
@@ -105,6 +106,9 @@ def artifact_text(data: bytes) -> str:
     module = read_artifact(data).module
     try:
         return to_stablehlo_text(module)
+    except HloError as exc:
+        raise BytecodeError(f"the artifact's ops have no StableHLO form: {exc.message}",
+                            0) from None
     except (TypeError, ValueError, IndexError, KeyError, AttributeError) as exc:
         raise BytecodeError(f"the artifact's ops are malformed ({type(exc).__name__}: "
                             f"{exc})", 0) from None

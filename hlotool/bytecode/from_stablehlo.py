@@ -186,9 +186,7 @@ def _dialect_attr(a: A.DialectAttr, tok: Any) -> BcAttr:
     f = soup_fields(items)
     if name == "stablehlo.result_accuracy":
         mode = f.get("mode")
-        mode_word = mode[1].get("DEFAULT") and "DEFAULT" if isinstance(mode, tuple) else "DEFAULT"
-        if isinstance(mode, tuple):
-            mode_word = next(iter(mode[1]))
+        mode_word = next(iter(mode[1])) if isinstance(mode, tuple) else "DEFAULT"
         return BcAttr("vhlo", "ResultAccuracyV1", (
             _float_bits(float(f.get("atol", 0.0)), BcType("vhlo", "FloatF64V1")),
             _float_bits(float(f.get("rtol", 0.0)), BcType("vhlo", "FloatF64V1")),
@@ -353,7 +351,7 @@ class _Builder:
             raise error_at(ref.tok, f"value {key} is not defined")
         return v
 
-    def op(self, o: A.OpAst, in_func: bool) -> Op:
+    def op(self, o: A.OpAst) -> Op:
         dialect, _, base = o.name.partition(".")
         if o.name in ("func.return", "stablehlo.return"):
             base = "return"
@@ -425,14 +423,14 @@ class _Builder:
         op.regions = [self.region(r) for r in o.regions]
         return op
 
-    def region(self, r: A.RegionAst, in_func: bool = False) -> Region:
+    def region(self, r: A.RegionAst) -> Region:
         block = Block()
         for arg in r.args:
             v = Value(vtype(arg.type))
             self.values[arg.name] = v
             block.args.append(v)
             block.arg_locs.append(None)
-        block.ops = [self.op(o, in_func) for o in r.ops]
+        block.ops = [self.op(o) for o in r.ops]
         return Region([block])
 
     def func(self, f: A.FuncAst) -> Op:
@@ -461,7 +459,7 @@ class _Builder:
             self.values[str(arg.name)] = v
             block.args.append(v)
             block.arg_locs.append(None)
-        block.ops = [self.op(o, True) for o in f.body.ops]
+        block.ops = [self.op(o) for o in f.body.ops]
         op.regions = [Region([block])]
         return op
 

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from hlotool.bytecode.model import BcAttr, BcModule, BcType, Block, Op, Region, Value
-from hlotool.bytecode.stream import BytecodeError
+from hlotool.diagnostics import HloError
 
 DYNAMIC = -(1 << 63)
 _SCALARS = {"BooleanV1": "i1", "FloatBF16V1": "bf16", "FloatF16V1": "f16", "FloatF32V1": "f32",
@@ -47,8 +47,9 @@ _CHANNEL_OPS = {"all_gather", "all_reduce", "all_to_all", "collective_permute",
                 "reduce_scatter", "collective_broadcast", "collective_reduce"}
 
 
-def _fail(message: str) -> BytecodeError:
-    return BytecodeError(message, 0)
+def _fail(message: str) -> HloError:
+    """An artifact whose ops have no StableHLO form (no byte offset: the ops are decoded)."""
+    return HloError(message)
 
 
 def type_text(t: BcType) -> str:
