@@ -20,4 +20,5 @@ COMMANDS: dict[str, str] = {
     "compile": "compile",
     "graph": "graph",
     "view": "view",
+    "info": "info",
 }

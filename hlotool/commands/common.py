@@ -18,8 +18,9 @@ class UsageError(Exception):
 
 
 class Source:
-    """An input file's name and text (kept for error reports). An HloProto (`.pb`,
-    `.pbtxt`) is held as its bytes until `read_proto` turns it into HLO text."""
+    """An input file's name and text (kept for error reports). A portable artifact or
+    jax.export blob is read as its StableHLO text at once; an HloProto (`.pb`, `.pbtxt`)
+    is held as its bytes until `read_proto` turns it into HLO text."""
 
     def __init__(self, path: str) -> None:
         self.name = "<stdin>" if path == "-" else path
@@ -27,6 +28,9 @@ class Source:
         self.proto_kind: str | None = None
         #: A snapshot's arguments (`arg0, ...`), the inputs of its run.
         self.arguments: dict[str, Any] | None = None
+        #: "mlirbc" or "jax-export" when the file is a binary artifact (then `text` is its
+        #: StableHLO text).
+        self.artifact: str | None = None
         if path == "-":
             stream = getattr(sys.stdin, "buffer", None)  # text-only when a test replaces it
             data = stream.read() if stream is not None else sys.stdin.read().encode()
@@ -35,9 +39,15 @@ class Source:
                 data = Path(path).read_bytes()
             except OSError as exc:
                 raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+        from hlotool.frontend import binary_kind
         from hlotool.hloproto import is_proto
 
-        self._proto: bytes | None = data if is_proto(data, path) else None
+        self._proto: bytes | None = None
+        self.artifact = binary_kind(data)
+        if self.artifact:
+            self.text = _artifact_text(self.name, data)
+            return
+        self._proto = data if is_proto(data, path) else None
         binary = b"\0" in data[:4096]
         self.text = "" if binary else data.decode("utf-8", errors="replace")
 
@@ -56,10 +66,22 @@ class Source:
         self.name = f"{self.name} ({proto.kind} as HLO text)"
 
 
+def _artifact_text(path: str, data: bytes) -> str:
+    """The StableHLO text of a portable artifact (bad bytecode: exit 2 with the offset)."""
+    from hlotool.bytecode import BytecodeError
+    from hlotool.frontend import read_source
+
+    try:
+        return read_source(data)
+    except BytecodeError as exc:
+        raise UsageError(f"{path}: {exc.message}") from None
+
+
 def add_input(p: argparse.ArgumentParser) -> None:
     """The FILE argument and --input-format, as every command takes them."""
-    p.add_argument("file", metavar="FILE", help="HLO (.hlo) or StableHLO (.mlir) text, an "
-                   "HloProto (.pb, .pbtxt) or an --xla_dump_to folder; - for stdin")
+    p.add_argument("file", metavar="FILE", help="HLO (.hlo) or StableHLO (.mlir) text, a "
+                   "StableHLO portable artifact (.mlirbc), a jax.export blob, an HloProto (.pb, "
+                   ".pbtxt) or an --xla_dump_to folder; - for stdin")
     p.add_argument("--input-format", choices=("hlo", "stablehlo"),
                    help="the input's language (default: by suffix and first token)")
     p.add_argument("--module", metavar="NAME|ID",

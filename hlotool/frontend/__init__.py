@@ -70,6 +70,28 @@ def parse_text(text: str, filename: str = "", fmt: str | None = None) -> Module:
 
 
 def load_module(path: str | Path, fmt: str | None = None) -> tuple[Module, str]:
-    """Read and parse a file; returns the module and its source text."""
-    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    """Read and parse a file (text, a portable artifact or a jax.export blob); returns the
+    module and its source text (an artifact's StableHLO text)."""
+    data = Path(path).read_bytes()
+    text = read_source(data)
     return parse_text(text, str(path), fmt), text
+
+
+def read_source(data: bytes) -> str:
+    """A file's text: StableHLO text for a portable artifact or jax.export blob (raises
+    BytecodeError, an HloError, when the bytecode is malformed)."""
+    if binary_kind(data):
+        from hlotool.bytecode import artifact_text
+
+        return artifact_text(data)
+    return data.decode("utf-8", errors="replace")
+
+
+def binary_kind(data: bytes) -> str | None:
+    """"mlirbc" or "jax-export" for the binary inputs hlotool reads, else None (text, or
+    binary it does not read)."""
+    if data[:4] != b"ML\xefR" and b"\0" not in data[:4096]:
+        return None
+    from hlotool.bytecode import artifact_kind
+
+    return artifact_kind(data)
