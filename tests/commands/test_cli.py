@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -114,10 +113,8 @@ def test_cli_starts_without_heavy_modules() -> None:
             "'google.protobuf') "
             "if m in sys.modules]\n"
             "print(heavy)")
-    t0 = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
-    assert time.perf_counter() - t0 < 5
 
 
 def test_reference_xla(capsys: pytest.CaptureFixture[str]) -> None:
