@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from typing import NoReturn
 
 EXIT_TIMEOUT, EXIT_INTERRUPTED = 124, 130
 #: How often the waiting main thread wakes up (seconds).
@@ -73,18 +74,18 @@ def _stop(message: str, status: int, hard_exit: bool) -> int:
     print(f"hlotool: {message}", file=sys.stderr)
     if not hard_exit:
         return status
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(status)
+    _hard_exit(status)
 
 
-def exit_now(status: int) -> None:
+def exit_now(status: int) -> NoReturn:
     """End the process now with `status`, after flushing stdout and stderr. After the
     debugger quits, Python would otherwise wait for busy pass, check and render worker
     threads, and then tear down every object of a big module's history (seconds)."""
+    _hard_exit(status)
+
+
+def _hard_exit(status: int) -> NoReturn:
+    """Flush stdout and stderr (as far as they still can be), then end the process."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -13,6 +13,7 @@ from typing import Any
 
 from hlotool.diagnostics import HloError
 from hlotool.hloproto import values
+from hlotool.ir.printer import window_text
 from hlotool.ir.types import PrimitiveType, shape_to_text
 from hlotool.syntax.strings import quote
 
@@ -269,30 +270,8 @@ def _mesh_groups(g: Any) -> str:
 
 
 # -- the fields of particular opcodes ---------------------------------------------------------
-def _window(w: Any) -> str:
-    dims = list(w.dimensions)
-    if not dims:
-        return "{}"
-
-    def join(xs: list[Any]) -> str:
-        return "x".join(str(x) for x in xs)
-
-    parts = [f"size={join([d.size for d in dims])}"]
-    if any(d.stride != 1 for d in dims):
-        parts.append(f"stride={join([d.stride for d in dims])}")
-    if any(d.padding_low or d.padding_high for d in dims):
-        parts.append("pad=" + "x".join(f"{d.padding_low}_{d.padding_high}" for d in dims))
-    if any(d.base_dilation != 1 for d in dims):
-        parts.append(f"lhs_dilate={join([d.base_dilation for d in dims])}")
-    if any(d.window_dilation != 1 for d in dims):
-        parts.append(f"rhs_dilate={join([d.window_dilation for d in dims])}")
-    if any(d.window_reversal for d in dims):
-        parts.append(f"rhs_reversal={join([int(d.window_reversal) for d in dims])}")
-    return "{" + " ".join(parts) + "}"
-
-
 def _window_attrs(ins: Any) -> list[str]:
-    return [f"window={_window(ins.window)}"] if ins.HasField("window") else []
+    return [f"window={window_text(ins.window)}"] if ins.HasField("window") else []
 
 
 def _dim_labels(d: Any) -> str:

@@ -316,7 +316,8 @@ def _g(x: float) -> str:
     return f"{x:g}"
 
 
-def _window(w: Window) -> str:
+def window_text(w: Window) -> str:
+    """A window as XLA prints it (also an HloProto's Window, which has the same fields)."""
     dims = w.dimensions
     if not dims:
         return "{}"
@@ -406,7 +407,7 @@ _FORMATTERS: dict[AttrKind, Callable[[Any], str]] = {
     AttrKind.INTS: _index,
     AttrKind.INTS_LIST: lambda v: "{" + ",".join(_index(x) for x in v) + "}",
     AttrKind.BOOLS: _bools,
-    AttrKind.WINDOW: _window,
+    AttrKind.WINDOW: window_text,
     AttrKind.DIM_LABELS: dim_labels_text,
     AttrKind.SLICE: _slice,
     AttrKind.PADDING: _padding,

@@ -19,7 +19,7 @@ import ml_dtypes
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from hlotool.interpreter.kernels.convolution import _dilate_and_pad, _grouped, _output_size
+from hlotool.interpreter.kernels.convolution import grouped_operands, to_output_labels
 from hlotool.ir.attributes import ConvDimensionNumbers, Window, WindowDimension
 
 #: Bf16 passes per precision (the MXU cost multiplier).
@@ -127,18 +127,8 @@ def convolution_mxu(lhs: np.ndarray, rhs: np.ndarray, dn: ConvDimensionNumbers,
     """XLA convolution as the MXU runs it, in f32: an implicit GEMM per group with
     M = batch x output pixels, N = output features and K = (window tap, input feature),
     tap-major, accumulated in MXU-depth chunks like a dot; result in `dn`'s output order."""
-    k = len(dn.input_spatial_dimensions)
-    dims = window.dimensions if window is not None else (WindowDimension(),) * k
-    x = np.transpose(lhs, (dn.input_batch_dimension, dn.input_feature_dimension,
-                           *dn.input_spatial_dimensions)).astype(np.float32)
-    w = np.transpose(rhs, (dn.kernel_output_feature_dimension, dn.kernel_input_feature_dimension,
-                           *dn.kernel_spatial_dimensions)).astype(np.float32)
-    flips = tuple(2 + i for i, wd in enumerate(dims) if wd.window_reversal)
-    if flips:
-        w = np.flip(w, axis=flips)
-    x = _dilate_and_pad(x, dims)
-    out_sizes = [_output_size(x.shape[2 + i], wd) for i, wd in enumerate(dims)]
-    xg, wg = _grouped(x, w, feature_groups, batch_groups)
+    dims, out_sizes, xg, wg = grouped_operands(lhs, rhs, dn, window, feature_groups,
+                                               batch_groups, np.float32)
     groups, nb = xg.shape[:2]
     og = wg.shape[1]
     pixels = nb * math.prod(out_sizes)
@@ -150,15 +140,7 @@ def convolution_mxu(lhs: np.ndarray, rhs: np.ndarray, dn: ConvDimensionNumbers,
                 for p in split_bf16(xg, parts)]
         kernel = np.moveaxis(wg, 2, -1).reshape(groups, og, -1).transpose(0, 2, 1)
         result = sum_passes(cols, split_bf16(kernel, parts), passes, depth)
-    # [g, n * out, o] -> [n, g * o, out...] -> the output dim labels
-    result = result.reshape(groups, nb, *out_sizes, og)
-    result = np.moveaxis(result, -1, 2).swapaxes(0, 1).reshape(nb, groups * og, *out_sizes)
-    src = [0] * (2 + k)
-    src[dn.output_batch_dimension] = 0
-    src[dn.output_feature_dimension] = 1
-    for i, d in enumerate(dn.output_spatial_dimensions):
-        src[d] = 2 + i
-    return np.transpose(result, src)
+    return to_output_labels(result.reshape(groups, nb, *out_sizes, og), dn)
 
 
 def _tap_major_patches(xg: np.ndarray, dims: Sequence[WindowDimension],

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import DTypeLike
 from numpy.lib.stride_tricks import sliding_window_view
 
 from hlotool.interpreter.core import Evaluator, Value, impl
@@ -105,19 +106,9 @@ def convolve(lhs: np.ndarray, rhs: np.ndarray, dn: ConvDimensionNumbers, window:
              feature_groups: int, batch_groups: int, out_type: PrimitiveType,
              types: Sequence[PrimitiveType]) -> np.ndarray:
     """XLA convolution of lhs by rhs, returned with the output dim labels of `dn`."""
-    spatial = len(dn.input_spatial_dimensions)
-    dims = window.dimensions if window is not None else (WindowDimension(),) * spatial
     dtype = compute_dtype([*types, out_type])
-    x = np.transpose(lhs, (dn.input_batch_dimension, dn.input_feature_dimension,
-                           *dn.input_spatial_dimensions)).astype(dtype)
-    w = np.transpose(rhs, (dn.kernel_output_feature_dimension, dn.kernel_input_feature_dimension,
-                           *dn.kernel_spatial_dimensions)).astype(dtype)
-    flips = tuple(2 + i for i, wd in enumerate(dims) if wd.window_reversal)
-    if flips:
-        w = np.flip(w, axis=flips)
-    x = _dilate_and_pad(x, dims)
-    out_sizes = [_output_size(x.shape[2 + i], wd) for i, wd in enumerate(dims)]
-    xg, wg = _grouped(x, w, feature_groups, batch_groups)
+    dims, out_sizes, xg, wg = grouped_operands(lhs, rhs, dn, window, feature_groups,
+                                               batch_groups, dtype)
     groups, nb, cg = xg.shape[:3]
     og = wg.shape[1]
     k = len(dims)
@@ -130,14 +121,41 @@ def convolve(lhs: np.ndarray, rhs: np.ndarray, dn: ConvDimensionNumbers, window:
         cols = np.transpose(patches, order).reshape(groups, nb * int(np.prod(out_sizes)), -1)
         kernel = wg.reshape(groups, og, -1).transpose(0, 2, 1)
         result = np.matmul(cols, kernel).reshape(groups, nb, *out_sizes, og)
-    # [g, n, out..., o] -> [n, g * o, out...]
+    return cast_result(to_output_labels(result, dn), out_type)
+
+
+def grouped_operands(lhs: np.ndarray, rhs: np.ndarray, dn: ConvDimensionNumbers,
+                     window: Window | None, feature_groups: int, batch_groups: int,
+                     dtype: DTypeLike) -> tuple[Sequence[WindowDimension], list[int],
+                                                           np.ndarray, np.ndarray]:
+    """(window dims, output sizes, input [g, n, c, spatial...] dilated and padded, kernel
+    [g, o, i, spatial...] reversed where the window says): what every convolution
+    evaluator starts from."""
+    spatial = len(dn.input_spatial_dimensions)
+    dims = window.dimensions if window is not None else (WindowDimension(),) * spatial
+    x = np.transpose(lhs, (dn.input_batch_dimension, dn.input_feature_dimension,
+                           *dn.input_spatial_dimensions)).astype(dtype)
+    w = np.transpose(rhs, (dn.kernel_output_feature_dimension, dn.kernel_input_feature_dimension,
+                           *dn.kernel_spatial_dimensions)).astype(dtype)
+    flips = tuple(2 + i for i, wd in enumerate(dims) if wd.window_reversal)
+    if flips:
+        w = np.flip(w, axis=flips)
+    x = _dilate_and_pad(x, dims)
+    out_sizes = [_output_size(x.shape[2 + i], wd) for i, wd in enumerate(dims)]
+    xg, wg = _grouped(x, w, feature_groups, batch_groups)
+    return dims, out_sizes, xg, wg
+
+
+def to_output_labels(result: np.ndarray, dn: ConvDimensionNumbers) -> np.ndarray:
+    """[g, n, out..., o] -> the output in `dn`'s dim order (feature = g * o)."""
+    groups, nb, *out_sizes, og = result.shape
     result = np.moveaxis(result, -1, 2).swapaxes(0, 1).reshape(nb, groups * og, *out_sizes)
-    src = [0] * (2 + k)
+    src = [0] * (2 + len(out_sizes))
     src[dn.output_batch_dimension] = 0
     src[dn.output_feature_dimension] = 1
     for i, d in enumerate(dn.output_spatial_dimensions):
         src[d] = 2 + i
-    return cast_result(np.transpose(result, src), out_type)
+    return np.transpose(result, src)
 
 
 @impl(Opcode.CONVOLUTION)
