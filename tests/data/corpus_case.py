@@ -3,8 +3,8 @@ PyTorch/XLA generators beside it, each run in its producer's own virtual environ
 
 A case folder holds the producer's texts (module.hlo, module.opt.hlo,
 module.stablehlo.mlir), inputs.npz (arg0, arg1, ... in the entry's parameter order),
-expected.npz (out0, out1, ...: the producer's own XLA:CPU outputs, tuples flattened) and
-case.json (description, tolerance, shapes, producer versions).
+expected.npz (out0, out1, ...: the producer's own XLA:CPU outputs, tuples flattened;
+bfloat16 and other ml_dtypes arrays as bits named in a `.dtypes.json` sidecar) and case.json (description, tolerance, shapes, producer versions).
 """
 
 from __future__ import annotations
@@ -25,6 +25,16 @@ def portable(text: str) -> str:
     return _SITE.sub(lambda m: f'{m.group(1)}".../{m.group(2)}/', text)
 
 
+def _savez(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """np.savez, with ml_dtypes arrays (bfloat16...) stored as their bits and named in
+    the `NAME.dtypes.json` sidecar that hlotool and the conformance tool read."""
+    names = {k: a.dtype.name for k, a in arrays.items() if a.dtype.kind == "V"}
+    np.savez(path, **{k: a.view(f"u{a.dtype.itemsize}") if k in names else a
+                      for k, a in arrays.items()})
+    if names:
+        path.with_name(path.stem + ".dtypes.json").write_text(json.dumps(names) + "\n")
+
+
 def write_case(root: Path, name: str, description: str, texts: dict[str, str],
                inputs: list[np.ndarray], outputs: list[np.ndarray],
                tolerance: tuple[float, float], producer: dict[str, Any]) -> None:
@@ -35,8 +45,8 @@ def write_case(root: Path, name: str, description: str, texts: dict[str, str],
         old.unlink()
     for fname, text in texts.items():
         (d / fname).write_text(portable(text))
-    np.savez(d / "inputs.npz", **{f"arg{i}": np.asarray(a) for i, a in enumerate(inputs)})
-    np.savez(d / "expected.npz", **{f"out{i}": np.asarray(o) for i, o in enumerate(outputs)})
+    _savez(d / "inputs.npz", {f"arg{i}": np.asarray(a) for i, a in enumerate(inputs)})
+    _savez(d / "expected.npz", {f"out{i}": np.asarray(o) for i, o in enumerate(outputs)})
     case = {"name": name, "description": description,
             "tolerance": {"rtol": tolerance[0], "atol": tolerance[1]},
             "inputs": [[list(np.shape(a)), str(np.asarray(a).dtype)] for a in inputs],

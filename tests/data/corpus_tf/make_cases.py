@@ -254,8 +254,11 @@ def losses_onehot(rng: np.random.Generator) -> tuple[Callable[..., Any], list[An
 def half_precision(rng: np.random.Generator) -> tuple[Callable[..., Any], list[Any]]:
     def fn(a: Any, b: Any) -> Any:
         h = tf.cast(a, tf.float16)
+        bf = tf.cast(a, tf.bfloat16)
         return (tf.matmul(h, tf.cast(b, tf.float16)), tf.nn.relu(h) * h,
-                tf.cast(tf.reduce_sum(h, 1), tf.float32), tf.cast(a, tf.float64) ** 2)
+                tf.cast(tf.reduce_sum(h, 1), tf.float32), tf.cast(a, tf.float64) ** 2,
+                tf.cast(bf @ tf.cast(b, tf.bfloat16), tf.float32), bf * 2, tf.cast(a * 50, tf.int8),
+                tf.cast(tf.abs(a) * 50, tf.uint8), tf.cast(a, tf.complex64) * 1j)
     return fn, [_rand(rng, (4, 8)), _rand(rng, (8, 3))]
 
 
@@ -311,7 +314,8 @@ CASES: dict[str, tuple[str, Callable[..., Any], tuple[float, float]]] = {
                          stateless_random, FLOAT_TOL),
     "losses_onehot": ("one_hot, softmax and sigmoid cross-entropy, Huber, confusion_matrix",
                       losses_onehot, FLOAT_TOL),
-    "half_precision": ("float16 matmul and reductions, float64", half_precision, (2e-3, 2e-3)),
+    "half_precision": ("float16 and bfloat16 matmuls, float64, int8/uint8 casts, complex64",
+                       half_precision, (1e-2, 1e-2)),
     "linalg": ("cholesky, triangular_solve, band_part, diag_part, l2_normalize", linalg, FLOAT_TOL),
     "shape_ops": ("concat, stack, transpose, tile, reflect/constant pad, split, diag",
                   shape_ops, FLOAT_TOL),
