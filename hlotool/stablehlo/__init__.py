@@ -16,7 +16,7 @@ import numpy as np
 from hlotool.diagnostics import HloError
 
 # Importing the op tables registers their converters.
-from hlotool.stablehlo import chlo, control, dynamic, legacy, ops  # noqa: F401
+from hlotool.stablehlo import chlo, control, dynamic, legacy, mhlo, ops  # noqa: F401
 from hlotool.stablehlo.ast import FileAst, ModuleAst
 from hlotool.stablehlo.lowering import ModuleLowering
 from hlotool.stablehlo.parser import parse_stablehlo_ast
