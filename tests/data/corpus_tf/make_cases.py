@@ -1,7 +1,7 @@
 """Write the TensorFlow 2.21 corpus (tests/data/corpus_tf), run in a TensorFlow venv:
 
-    python3 -m venv /work/venv-tf && /work/venv-tf/bin/pip install 'tensorflow-cpu==2.21.*'
-    TF_CPP_MIN_LOG_LEVEL=3 /work/venv-tf/bin/python tests/data/corpus_tf/make_cases.py
+    python3 -m venv ~/venv-tf && ~/venv-tf/bin/pip install 'tensorflow-cpu==2.21.*'
+    TF_CPP_MIN_LOG_LEVEL=3 ~/venv-tf/bin/python tests/data/corpus_tf/make_cases.py
 
 Each case is a `tf.function(jit_compile=True)`. Its texts are what TensorFlow gives
 through `experimental_get_compiler_ir(*args)(stage=...)`: 'hlo' (module.hlo),

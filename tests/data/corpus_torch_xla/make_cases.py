@@ -1,7 +1,7 @@
 """Write the PyTorch/XLA 2.9 corpus (tests/data/corpus_torch_xla), run in a torch_xla venv:
 
-    python3 -m venv /work/venv-torch && /work/venv-torch/bin/pip install torch==2.9.1 torch_xla==2.9.0
-    /work/venv-torch/bin/python tests/data/corpus_torch_xla/make_cases.py
+    python3 -m venv ~/venv-torch && ~/venv-torch/bin/pip install torch==2.9.1 torch_xla==2.9.0
+    ~/venv-torch/bin/python tests/data/corpus_torch_xla/make_cases.py
 
 Two ways users hold PyTorch/XLA modules, one case each:
 
