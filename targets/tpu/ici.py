@@ -429,10 +429,11 @@ def print_ici(section: dict[str, Any]) -> None:
     from rich.table import Table
 
     dims = "x".join(map(str, section["topology"]))
-    wrap = "".join("t" if w else "l" for w in section["wraparound"])
-    table = Table(title=f"ICI: {section['devices']} devices on a {dims} torus ({wrap}: "
-                        f"t wraps, l is a line), {section['link_bandwidth'] / 1e9:g} GB/s "
-                        f"per link each way", title_justify="left")
+    axes = ", ".join(f"{n} {'ring' if w else 'line'}"
+                     for n, w in zip(section["topology"], section["wraparound"], strict=True))
+    table = Table(title=f"ICI: {section['devices']} devices on a {dims} slice (axes: {axes}), "
+                        f"{section['link_bandwidth'] / 1e9:g} GB/s per link each way",
+                  title_justify="left")
     for col in ("instruction", "kind", "algorithm", "groups", "B/dev", "link B", "us",
                 "bound us"):
         text = col in ("instruction", "kind", "algorithm")
