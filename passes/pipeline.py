@@ -55,6 +55,18 @@ class StepResult:
 Instrument = Callable[[Pass, Module, StepResult], None]
 
 
+def without_fingerprint(instrument: Instrument) -> Instrument:
+    """Mark an instrument that needs only the pass's own change report: a pipeline whose
+    instruments are all marked hashes nothing (two fingerprints per pass on a big module
+    are most of a pipeline's overhead)."""
+    instrument.reads_fingerprint = False  # type: ignore[attr-defined]
+    return instrument
+
+
+def _needs_fingerprint(instruments: Sequence[Instrument]) -> bool:
+    return any(getattr(i, "reads_fingerprint", True) for i in instruments)
+
+
 @dataclass
 class Pipeline:
     """A named list of steps."""
@@ -107,21 +119,23 @@ class _Runner:
 def run_pass(p: Pass, module: Module, instruments: Sequence[Instrument] = (),
              results: list[StepResult] | None = None, before: str | None = None) -> bool:
     """Apply one pass with instruments; returns whether the module changed. With
-    instruments (the verifier, the change-report check, the debugger) that is decided by
-    fingerprint, which is what counts; without, by the pass's own report (passes are
-    tested to report truthfully), which spares hashing the module twice per pass.
+    instruments that read fingerprints (the change-report check, the debugger, dumps)
+    that is decided by fingerprint, which is what counts; otherwise by the pass's own
+    report (passes are tested to report truthfully), which spares hashing the module
+    twice per pass.
     `before` is the module's fingerprint when the caller knows it."""
     count_before = module.instruction_count
-    if not instruments:
+    hashing = _needs_fingerprint(instruments)
+    if not hashing:
         before = ""
-    elif before is None:
+    elif before is None or before == "":
         before = fingerprint(module)
     t0 = time.perf_counter()
     reported = bool(p.run(module))
     seconds = time.perf_counter() - t0
-    after = fingerprint(module) if instruments else ""
+    after = fingerprint(module) if hashing else ""
     index = len(results) if results is not None else 0
-    changed = after != before if instruments else reported
+    changed = after != before if hashing else reported
     result = StepResult(index, p.spec, changed, reported, seconds, count_before,
                         module.instruction_count, after)
     if results is not None:
@@ -136,6 +150,7 @@ class PassContractError(Exception):
     """A pass broke the module (verifier) or misreported whether it changed it."""
 
 
+@without_fingerprint
 def verify_after_each(p: Pass, module: Module, result: StepResult) -> None:
     """Run the verifier after a pass that changed the module (by fingerprint or by its
     own report); raise PassContractError naming the pass. An unchanged module is the one

@@ -42,6 +42,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="run the verifier after every pass (default: on)",
     )
     p.add_argument(
+        "--check-change-report",
+        action="store_true",
+        help="also check, by fingerprints before and after every pass, that each pass says "
+        "truthfully whether it changed the module (XLA checks this in debug builds only)",
+    )
+    p.add_argument(
         "--time-passes", action="store_true", help="print how long each pass took (standard error)"
     )
 
@@ -64,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
         args.passes,
         instruments=instruments,
         verify_each=args.verify_each,
+        check_report=args.check_change_report,
         progress=sys.stderr.isatty(),
     )
     write_text(args.output, print_module(module))
@@ -97,14 +104,19 @@ def apply_passes(
     *,
     instruments: Sequence[Instrument] = (),
     verify_each: bool = True,
+    check_report: bool = False,
     progress: bool = False,
 ) -> list[StepResult]:
     """Run a named pipeline or a pass list on `module` in place (what `opt` and
-    `run --pipeline/--passes` do); returns one result per pass application."""
+    `run --pipeline/--passes` do); returns one result per pass application. The verifier
+    runs after every pass that changed the module, as XLA's HloPassPipeline runs its
+    invariant checkers; `check_report` adds the change-report check."""
     from hlotool.passes.pipeline import check_change_report, verify_after_each
 
     chosen = resolve(pipeline, passes)
-    hooks: list[Instrument] = [verify_after_each, check_change_report] if verify_each else []
+    hooks: list[Instrument] = [verify_after_each] if verify_each else []
+    if check_report:
+        hooks.append(check_change_report)
     hooks.extend(instruments)
     if progress and len(chosen.flat_steps()) >= PROGRESS_MIN_STEPS:
         return _with_progress(chosen, module, hooks)
@@ -115,10 +127,13 @@ def _with_progress(pipeline: Pipeline, module: Module, hooks: list[Instrument]) 
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+    from hlotool.passes.pipeline import without_fingerprint
+
     columns = (SpinnerColumn(), TextColumn("[bold]{task.description}"), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(f"{pipeline.name}: starting")
 
+        @without_fingerprint
         def show(p: Pass, m: Module, result: StepResult) -> None:
             bar.update(
                 task,

@@ -145,3 +145,35 @@ def test_the_verifier_runs_only_after_passes_that_changed_the_module(
     changed = sum(1 for r in results if r.changed)
     assert 0 < changed < len(results)
     assert len(calls) == changed
+
+
+def test_opt_hashes_the_module_only_to_check_change_reports(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`opt` verifies after changing passes from their own reports (no fingerprints, as
+    XLA's release builds); `--check-change-report` fingerprints around every pass and
+    decides `changed` by them."""
+    import hlotool.passes.pipeline as pipeline
+    from hlotool.commands.opt import apply_passes
+    from hlotool.frontend import parse_hlo
+    from tests.scale_programs import deep_module
+
+    hashed: list[int] = []
+    real = pipeline.fingerprint
+    monkeypatch.setattr(pipeline, "fingerprint", lambda m: (hashed.append(1), real(m))[1])
+    plain = apply_passes(parse_hlo(deep_module(2)), "cpu", None)
+    assert not hashed and any(r.changed for r in plain)
+    checked = apply_passes(parse_hlo(deep_module(2)), "cpu", None, check_report=True)
+    assert len(hashed) == len(checked) + 1  # one before the first pass, one after each
+    assert [r.changed for r in checked] == [r.changed for r in plain]
+
+
+
+def test_opt_takes_check_change_report(tmp_path: Path) -> None:
+    from hlotool.cli import main
+
+    out = tmp_path / "out.hlo"
+    example = Path(__file__).parents[2] / "examples" / "softmax.hlo"
+    assert main(["opt", str(example), "--pipeline", "cpu", "--check-change-report",
+                 "-o", str(out)]) == 0
+    assert "ENTRY" in out.read_text()
