@@ -61,6 +61,17 @@ def test_trsm(side: str, trans: str, b: list[list[float]], expected: list[list[f
     np.testing.assert_allclose(run(text, a, b_arr), expected)
 
 
+@pytest.mark.parametrize(("side", "b_shape"), [("L", "f32[3,2]"), ("R", "f32[2,3]")])
+def test_trsm_refuses_a_matrix_that_does_not_match_its_side(side: str, b_shape: str) -> None:
+    """A fuzzed backend_config lost `side`: a clean error naming the call, not an index
+    error from the solve."""
+    config = f"diag = 78 : ui8, side = {ord(side)} : ui8, trans_x = 78 : ui8, uplo = 76 : ui8"
+    text = call("lapack_strsm_ffi", ["f32[2,2]", b_shape], b_shape, config)
+    rows, cols = (3, 2) if side == "L" else (2, 3)
+    with pytest.raises(Unsupported, match="must be square and match the right-hand side"):
+        run(text, np.eye(2, dtype=np.float32), np.ones((rows, cols), np.float32))
+
+
 def test_getrf() -> None:
     text = call("lapack_dgetrf_ffi", ["f64[3,3]"], "(f64[3,3], s32[3], s32[])")
     lu, pivots, info = run(text, np.array([[1, 2, 3], [4, 5, 6], [7, 8, 10]], np.float64))

@@ -166,8 +166,17 @@ def _potrf(ev: Evaluator, ins: Instruction, ops: list[Value]) -> Value:
 
 @_lapack("trsm")
 def _trsm(ev: Evaluator, ins: Instruction, ops: list[Value]) -> Value:
+    left = _letter(ins, "side", "L") == "L"
+    a, b = np.shape(ops[0]), np.shape(ops[1])
+    solved = b[-2] if left else b[-1]
+    if len(a) < 2 or len(b) < 2 or a[-1] != a[-2] or a[-1] != solved:
+        raise Unsupported(
+            f"custom-call {ins.attrs.get('custom_call_target')} ({ins.name}): the triangular "
+            f"matrix {list(a)} must be square and match the right-hand side {list(b)}'s "
+            f"{'rows' if left else 'columns'} (side={'L' if left else 'R'} in its "
+            "backend_config)")
     x = la.triangular_solve(
-        ops[0], ops[1], left_side=_letter(ins, "side", "L") == "L",
+        ops[0], ops[1], left_side=left,
         lower=_letter(ins, "uplo", "L") == "L", unit_diagonal=_letter(ins, "diag", "N") == "U",
         transpose=_letter(ins, "trans_x", "N"),
     )  # fmt: skip
