@@ -33,6 +33,9 @@ from hlotool.values_io import compare_outputs, output_arrays, random_arguments  
 
 #: Values stored per output: evenly strided over the flattened output.
 SAMPLE = 4096
+#: Parts whose entry parameters hold more than this are parsed and printed but not run
+#: (XLA's GPU tests feed some a 512 MiB input; the test suite stays small and quick).
+MAX_INPUT_BYTES = 400 << 20
 #: rtol = atol by output type: a few ulps of the narrow floats (their sums may round the
 #: other way when hlotool adds in another order), 1e-4 for the rest.
 _TOLERANCE = {"bfloat16": 1e-2, "float16": 2e-3}
@@ -123,6 +126,13 @@ def check(text: str, targets: list[str]) -> tuple[bool, str, dict[str, np.ndarra
         return False, f"parse: {exc}", None
     if any(not p.shape.is_array for p in module.entry.parameters):
         return True, "parsed (not runnable: tuple or token parameters)", None
+    devices = module.config.replica_count * module.config.num_partitions
+    if devices > 1:
+        return True, (f"parsed (not run: written for {devices} devices; the XLA:CPU "
+                       "reference runs one)"), None
+    size = input_bytes(module)
+    if size > MAX_INPUT_BYTES:
+        return True, f"parsed (not run: inputs of {size / (1 << 20):.0f} MiB)", None
     args = random_arguments(module, 0)
     try:
         want = output_arrays(run_xla(xla_text(text), args))
@@ -133,6 +143,11 @@ def check(text: str, targets: list[str]) -> tuple[bool, str, dict[str, np.ndarra
         if bad:
             return False, f"{target}: {bad[0]}", want
     return True, "matches XLA:CPU on " + ", ".join(targets), want
+
+
+def input_bytes(module: Any) -> int:
+    """Bytes of the entry parameters' dense arrays."""
+    return sum(p.shape.byte_size for p in module.entry.parameters)
 
 
 def run_target(text: str, target: str, args: list[np.ndarray]) -> object:
