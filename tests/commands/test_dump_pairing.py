@@ -1,5 +1,5 @@
-"""`hlotool bisect DIR`: XLA's after-optimizations module checked against the before
-module first, then hlotool's pipeline bisected (docs/fidelity.md, dump folders)."""
+"""Dump folders paired: `hlotool bisect DIR` checks XLA's after-optimizations module
+against the before module first; `hlotool debug DIR` opens it as a reference."""
 
 from __future__ import annotations
 
@@ -85,3 +85,19 @@ def test_stage_chooses_one_module(capsys: pytest.CaptureFixture[str], tmp_path: 
     rc, out = _bisect(capsys, tmp_path, str(JAX), "--stage", "after")
     assert rc == 0
     assert "XLA's after-optimizations" not in out
+
+
+def test_debug_opens_xla_after_module_as_reference() -> None:
+    """`hlotool debug DIR` hands XLA's after module to the debugger; --stage opts out."""
+    from argparse import Namespace
+
+    from hlotool.commands.debug import _xla_after
+    from hlotool.ir.printer import print_module
+
+    args = Namespace(file=str(PROTO), module="jit_loop", stage=None, input_format=None)
+    reference = _xla_after(args)
+    assert reference is not None
+    want = parse_text((PROTO / "module_0002.jit_loop.cpu_after_optimizations.txt").read_text())
+    assert print_module(reference) == print_module(want)
+    args.stage = "before"
+    assert _xla_after(args) is None
