@@ -76,3 +76,20 @@ async def test_without_a_dump_there_is_no_xla_entry(tmp_path: Path) -> None:
         assert app.session.reference_node() is None
         steps = screen(app).query_one(StepList)
         assert all(not n.label for n in steps._node_of_key.values())
+
+
+async def test_export_and_graph_diff_of_the_xla_entry(tmp_path: Path) -> None:
+    app = _app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        steps = screen(app).query_one(StepList)
+        steps.move_cursor(row=steps.row_count - 1)
+        await settle(pilot)
+        await press(pilot, "e")
+        written = list(tmp_path.glob("*.hlo"))
+        assert len(written) == 1 and "XLA" in written[0].name
+        assert parse_text(written[0].read_text()).instruction_count == \
+            parse_text(AFTER.read_text()).instruction_count
+        await press(pilot, "G")
+        assert status(app).startswith("graph diff of XLA: after optimizations against "
+                                      "step 0 input")

@@ -352,9 +352,8 @@ class StepScreen(Screen[None]):
             self.post_message(self.Status("the graph package (hlotool.graph) is not available",
                                           "error"))
             return
-        names = (f"step {parent.depth} {parent.spec}", f"step {node.depth} {node.spec}")
-        what = f"graph diff of step {node.depth} {node.spec} against step {parent.depth} " \
-               f"{parent.spec}"
+        names = (_step_name(parent), _step_name(node))
+        what = f"graph diff of {names[1]} against {names[0]}"
         try:
             graph = draw_diff(parent.module, node.module, GraphOptions(), names)
         except Exception as exc:
