@@ -77,13 +77,14 @@ def compare_xla(args: argparse.Namespace, before: Module) -> bool | None:
         print("XLA's after-optimizations module: none in the dump; bisecting only")
         return None
     after = load(args, verify=False, path=path)
-    inputs, where = _inputs(args, before)
     try:
+        inputs, where = _inputs(args, before)
         want = run_module(before, inputs)
         got = run_module(after, inputs)
     except Exception as exc:
         print(f"XLA's after-optimizations module: not compared (the interpreter cannot run "
-              f"it: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__})")
+              f"the pair: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
+              "bisecting only")
         return None
     diffs = values_io.compare_outputs(got, want, args.rtol, args.atol)
     ok = all(d.ok for d in diffs)

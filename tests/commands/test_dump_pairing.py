@@ -101,3 +101,35 @@ def test_debug_opens_xla_after_module_as_reference() -> None:
     assert print_module(reference) == print_module(want)
     args.stage = "before"
     assert _xla_after(args) is None
+
+
+def test_after_module_that_cannot_run(capsys: pytest.CaptureFixture[str],
+                                      tmp_path: Path) -> None:
+    """An after module the interpreter cannot run is said; the bisection still runs."""
+    dump = tmp_path / "dump"
+    shutil.copytree(JAX, dump)
+    after = dump / AFTER
+    text = after.read_text()
+    root = ("ROOT %tanh_reduce_fusion = f32[4]{0} fusion(%ynn_fusion), kind=kLoop, "
+            "calls=%fused_computation.1, ")
+    assert root in text
+    # A custom call no interpreter knows as the root.
+    after.write_text(text.replace(root, "ROOT %tanh_reduce_fusion = f32[4]{0} custom-call("
+                                  "%ynn_fusion), custom_call_target=\"no_such_target\", "))
+    rc, out = _bisect(capsys, tmp_path, str(dump))
+    assert rc == 0
+    assert out.startswith("XLA's after-optimizations module: not compared")
+    assert "no bad pass among 2 passes" in out
+
+
+def test_unparsable_after_module_is_bad_input(capsys: pytest.CaptureFixture[str],
+                                              tmp_path: Path) -> None:
+    """A broken file in the dump is bad input: exit 2 with its position, no traceback."""
+    dump = tmp_path / "dump"
+    shutil.copytree(JAX, dump)
+    after = dump / AFTER
+    after.write_text(after.read_text().replace("kind=kLoop", "kind=kNoSuchKind", 1))
+    rc = main(["bisect", str(dump), "-o", str(tmp_path / "r.hlo"), "--passes", "cse"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert f"{AFTER}:" in err and "Traceback" not in err

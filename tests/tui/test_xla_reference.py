@@ -40,6 +40,8 @@ async def test_xla_entry_is_last_and_diffs_against_the_head(tmp_path: Path) -> N
         steps.move_cursor(row=steps.row_count - 1)
         await settle(pilot)
         assert screen(app).selected is reference
+        details = str(screen(app).query_one("#details").render())
+        assert details.startswith(f"xla {REFERENCE_LABEL}")
         assert reference.parent is app.session.root
         note = screen(app).query_one(DiffView)._message
         assert note.startswith(f"{REFERENCE_LABEL} against step 0 input: ")

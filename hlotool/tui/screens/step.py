@@ -699,7 +699,7 @@ class StepScreen(Screen[None]):
         text = Text()
         count = node.module.instruction_count
         before = node.parent.module.instruction_count if node.parent else count
-        text.append(f"#{node.depth} {node.spec}\n", style="bold")
+        text.append(f"{'xla' if node.label else f'#{node.depth}'} {node.spec}\n", style="bold")
         text.append(f"{before} → {count} instructions")
         delta = format_delta(node.delta(), limit=6)
         text.append(f"  Δ {delta}\n" if delta else "\n")
