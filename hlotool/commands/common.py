@@ -137,6 +137,17 @@ def dump_file(args: argparse.Namespace, path: str) -> str:
         raise UsageError(exc.message) from None
 
 
+def stage_file(args: argparse.Namespace, folder: str, stage: str) -> str | None:
+    """The --module's file of `stage` in dump folder `folder`, None when it has none."""
+    from hlotool.diagnostics import HloError
+    from hlotool.dumps import select
+
+    try:
+        return str(select(Path(folder), getattr(args, "module", None), stage).path)
+    except HloError:
+        return None
+
+
 def write_text(output: str | None, text: str) -> None:
     """Write to a file, or to standard output when no file (or `-`) is given."""
     if output and output != "-":

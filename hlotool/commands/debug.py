@@ -7,8 +7,12 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hlotool.commands.common import EXIT_OK, UsageError, add_input, load
+from hlotool.commands.common import EXIT_OK, UsageError, add_input, load, stage_file
+
+if TYPE_CHECKING:
+    from hlotool.ir.module import Module
 
 HELP = "step through a pass pipeline: diffs, IR, graph, undo/redo, numerics, bisect"
 
@@ -33,7 +37,8 @@ def run(args: argparse.Namespace) -> int:
     from hlotool.tui.app import DebuggerApp, DebugOptions
     from hlotool.tui.session import resolve_pipeline
 
-    module = load(args)
+    reference = _xla_after(args)
+    module = load(args)  # after the reference: the UI names this module's source
     try:
         pipeline = resolve_pipeline(args.pipeline, args.passes)
     except PassError as exc:
@@ -44,9 +49,17 @@ def run(args: argparse.Namespace) -> int:
     options = DebugOptions(source_name=args._source.name, export_dir=export_dir, rtol=args.rtol,
                            atol=args.atol, seed=args.seed, check_each=args.check_each,
                            exit_process=getattr(args, "_hard_exit", False))
-    DebuggerApp(module, pipeline, options).run()  # Textual cancels its workers on quit
+    DebuggerApp(module, pipeline, options, reference).run()  # Textual cancels its workers on quit
     if getattr(args, "_hard_exit", False):
         from hlotool.interrupt import exit_now
 
         exit_now(EXIT_OK)  # neither a pass still running nor the teardown holds the exit
     return EXIT_OK
+
+
+def _xla_after(args: argparse.Namespace) -> Module | None:
+    """For a dump folder (no --stage): XLA's after-optimizations module of --module."""
+    if args.file == "-" or not Path(args.file).is_dir() or args.stage is not None:
+        return None
+    after = stage_file(args, args.file, "after")
+    return load(args, verify=False, path=after) if after else None

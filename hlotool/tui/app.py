@@ -81,12 +81,13 @@ class DebuggerApp(App[None]):
     ]
 
     def __init__(self, module: Module, pipeline: Pipeline, options: DebugOptions | None = None,
-                 ) -> None:
+                 reference: Module | None = None) -> None:
+        """`reference`: XLA's after-optimizations module, the step list's last entry."""
         super().__init__()
         self.options = options or DebugOptions()
         self.pipeline = pipeline
         self.session = Session(module, rtol=self.options.rtol, atol=self.options.atol,
-                               seed=self.options.seed)
+                               seed=self.options.seed, reference=reference)
 
     def on_mount(self) -> None:
         self.push_screen(StepScreen())

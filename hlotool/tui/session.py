@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 FALLBACK_PASSES = ("call-inliner", "algebraic-simplify", "constant-folding", "tuple-simplifier",
                    "cse", "dce", "instruction-fusion", "dce")
 
+#: The step list's name for XLA's after-optimizations module.
+REFERENCE_LABEL = "XLA: after optimizations"
+
 _serials = itertools.count()
 
 
@@ -62,6 +65,9 @@ class Node:
     numeric: NumericResult | None = None
     counts: Counter[Category] = field(default_factory=Counter)
     fingerprint: str = ""
+    #: A state from outside the session (XLA's optimized module): its name, and its
+    #: parent is whichever state it is compared with.
+    label: str = ""
     serial: int = field(default_factory=lambda: next(_serials))
     _text: str | None = None
 
@@ -78,7 +84,9 @@ class Node:
 
     @property
     def spec(self) -> str:
-        """The pass spec that made this state ("input" for the root)."""
+        """The pass spec that made this state ("input" for the root), or the label."""
+        if self.label:
+            return self.label
         return self.pass_.spec if self.pass_ is not None else "input"
 
     @property
@@ -132,7 +140,7 @@ class Session:
     """The history tree of one debugging session and its head."""
 
     def __init__(self, module: Module, plan: Sequence[Pass] = (), *, rtol: float = 1e-5,
-                 atol: float = 1e-6, seed: int = 0) -> None:
+                 atol: float = 1e-6, seed: int = 0, reference: Module | None = None) -> None:
         from hlotool.bisect import Oracle
 
         self.lock = threading.RLock()
@@ -141,6 +149,10 @@ class Session:
         self.plan: list[Pass] = list(plan)
         self.rtol, self.atol, self.seed = rtol, atol, seed
         self.oracle: Oracle = Oracle(self.root.module, seed=seed, rtol=rtol, atol=atol)
+        #: XLA's after-optimizations module of a dump folder, outside the history tree.
+        self.reference: Node | None = None
+        if reference is not None:
+            self.reference = make_node(clone_module(reference), label=REFERENCE_LABEL)
 
     # -- reading -------------------------------------------------------------------------
     def path(self) -> list[Node]:
@@ -162,6 +174,14 @@ class Session:
         """The pass `step()` would apply."""
         pending = self.pending()
         return pending[0] if pending else None
+
+    def reference_node(self) -> Node | None:
+        """XLA's optimized module as a state whose parent is the head (so its diff shows
+        what XLA did beyond hlotool's steps so far); None without a dump folder."""
+        with self.lock:
+            if self.reference is not None:
+                self.reference.parent = self.head
+            return self.reference
 
     def can_undo(self) -> bool:
         """Whether there is a step to undo."""

@@ -293,6 +293,9 @@ class StepScreen(Screen[None]):
         names = changed_computations(before, after)
         if node.parent is None:
             note = "the input module; step forward (n) to see what each pass changes"
+        elif node.label:
+            note = (f"{node.spec} against step {node.parent.depth} {node.parent.spec}: "
+                    f"{len(names)} computation(s) differ")
         elif not names:
             note = f"{node.spec} changed nothing"
         else:
@@ -304,7 +307,7 @@ class StepScreen(Screen[None]):
     @work(thread=True, group="numerics")
     def run_check(self, node: Node) -> None:
         """Run the step and the input on the seeded inputs."""
-        self.post_message(self.Status(f"checking step {node.depth} {node.spec}…"))
+        self.post_message(self.Status(f"checking {_step_name(node)}…"))
         self.post_message(self.Checked(node, self.session.check(node)))
 
     @work(thread=True, exclusive=True, group="bisect")
@@ -349,9 +352,8 @@ class StepScreen(Screen[None]):
             self.post_message(self.Status("the graph package (hlotool.graph) is not available",
                                           "error"))
             return
-        names = (f"step {parent.depth} {parent.spec}", f"step {node.depth} {node.spec}")
-        what = f"graph diff of step {node.depth} {node.spec} against step {parent.depth} " \
-               f"{parent.spec}"
+        names = (_step_name(parent), _step_name(node))
+        what = f"graph diff of {names[1]} against {names[0]}"
         try:
             graph = draw_diff(parent.module, node.module, GraphOptions(), names)
         except Exception as exc:
@@ -438,7 +440,7 @@ class StepScreen(Screen[None]):
     @on(Checked)
     def _checked(self, message: Checked) -> None:
         ok = "ok" if message.result.ok else "MISMATCH"
-        self.set_status(f"step {message.node.depth} {message.node.spec}: {ok}, "
+        self.set_status(f"{_step_name(message.node)}: {ok}, "
                         f"{message.result.summary}", "information" if message.result.ok
                         else "error")
         self.refresh_steps()
@@ -653,7 +655,7 @@ class StepScreen(Screen[None]):
         session = self.session
         with session.lock:
             path, pending, head = session.path(), session.pending(), session.head
-        self.query_one(StepList).show(path, pending, head, select)
+        self.query_one(StepList).show(path, pending, head, select, session.reference_node())
         if self.selected is not None:
             self.query_one("#details", Static).update(self._details(self.selected))
 
@@ -697,7 +699,7 @@ class StepScreen(Screen[None]):
         text = Text()
         count = node.module.instruction_count
         before = node.parent.module.instruction_count if node.parent else count
-        text.append(f"#{node.depth} {node.spec}\n", style="bold")
+        text.append(f"{'xla' if node.label else f'#{node.depth}'} {node.spec}\n", style="bold")
         text.append(f"{before} → {count} instructions")
         delta = format_delta(node.delta(), limit=6)
         text.append(f"  Δ {delta}\n" if delta else "\n")
@@ -734,6 +736,11 @@ def _numeric_text(result: NumericResult | None) -> Text:
 def _stem(name: str) -> str:
     """`name` with only the characters that are safe in a file name."""
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in name) or "module"
+
+
+def _step_name(node: Node) -> str:
+    """`step 3 cse`, or the label of XLA's module."""
+    return node.spec if node.label else f"step {node.depth} {node.spec}"
 
 
 def _pass_name(node: Node) -> str:

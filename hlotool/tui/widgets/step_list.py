@@ -124,8 +124,9 @@ class StepList(DataTable[Text | str]):
         return max(self.MIN_NAME, width - others - padding - 2)
 
     def show(self, path: Sequence[Node], pending: Sequence[Pass], head: Node,
-             select: Node | None = None) -> None:
-        """Rebuild the rows; put the cursor on `select` (else keep it where it was)."""
+             select: Node | None = None, reference: Node | None = None) -> None:
+        """Rebuild the rows, with `reference` (XLA's module) last; put the cursor on
+        `select` (else keep it where it was)."""
         keep = self._row_key_at_cursor()
         self.clear(columns=True)
         self.add_columns(*self.shown_columns())
@@ -147,6 +148,8 @@ class StepList(DataTable[Text | str]):
                              Text(middle_truncate(p.spec, self.name_width()), style="dim"),
                              "", "", ""), key=key)
                 self._spec_of[key] = p.spec
+        if reference is not None and self._visible(reference.spec, True):
+            self._add_node(reference, head)
         target = f"n{select.serial}" if select is not None else keep
         self._move_to_key(target)
         # The table sizes its columns when idle; draw again then, or a rebuild made
@@ -164,6 +167,8 @@ class StepList(DataTable[Text | str]):
         mark = Text("●", style="yellow") if node.changed else Text("○", style="dim")
         if node.parent is None:
             mark = Text("◆", style="cyan")
+        if node.label:
+            mark = Text("◇", style="magenta")
         marks = (2 if len(node.children) > 1 else 0) + (2 if node is head else 0)
         self._spec_of[key] = node.spec
         name = Text(middle_truncate(node.spec, self.name_width() - marks),
@@ -174,8 +179,9 @@ class StepList(DataTable[Text | str]):
             name.append(f" ⑂{len(node.children)}", style="magenta")
         if node is head:
             name.append(" ◀", style="bold cyan")
-        ms = f"{node.seconds * 1e3:.1f}" if self.show_times and node.parent is not None else ""
-        self.add_row(*self._cells(str(node.depth), mark, name, ms, numeric_mark(node),
+        ms = f"{node.seconds * 1e3:.1f}" if self.show_times and node.result is not None else ""
+        number = "xla" if node.label else str(node.depth)
+        self.add_row(*self._cells(number, mark, name, ms, numeric_mark(node),
                                   fit_delta(node.delta(), self.delta_width())), key=key)
 
     def _cells(self, *cells: Text | str) -> tuple[Text | str, ...]:
