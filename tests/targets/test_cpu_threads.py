@@ -271,5 +271,21 @@ def test_split_kernel_in_a_forked_child(low_threshold: None) -> None:
             code = 0 if np.array_equal(got.view(np.uint32), want.view(np.uint32)) else 3
         finally:
             os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
+    assert _wait_child(pid, seconds=120) == 0
+
+
+def _wait_child(pid: int, seconds: float) -> int:
+    """The child's exit code; a child stuck past `seconds` (a lock another thread held at
+    the fork) is killed and fails the test instead of hanging the suite."""
+    import signal
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    raise AssertionError(f"the forked child did not finish in {seconds} s")
