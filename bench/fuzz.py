@@ -392,7 +392,10 @@ def main() -> int:
                     counts["mutants"] += 1
                     by_kind[kind] = by_kind.get(kind, 0) + 1
                     counts["max_rss_bytes"] = max(counts["max_rss_bytes"], rss)
-                    counts["max_child_rss_bytes"] = max(counts["max_child_rss_bytes"], child)
+                    if child > counts["max_child_rss_bytes"]:
+                        # The seed whose CPU-target child set the peak, to reproduce it.
+                        counts["max_child_rss_bytes"] = child
+                        counts["max_child_rss_seed"] = seed
                     counts["last_seed"] = max(counts.get("last_seed", 0), seed)
                     if problem:
                         counts["internal_errors"] += 1
