@@ -26,7 +26,11 @@ def settle_after(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             for _ in range(3):
                 await pilot.pause()
                 await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        # Results the workers posted last may still resize columns: let the message
+        # queue and the layout settle before the screenshot (a busy machine is slower).
+        for _ in range(3):
+            await pilot.pause(0.05)
+            await pilot.app.workers.wait_for_complete()
 
     return run
 
