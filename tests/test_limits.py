@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bench.reliability_probes import call_chain, nested_tuple
 from hlotool import values_io
 from hlotool.cli import main
 from hlotool.frontend import parse_hlo
@@ -18,22 +19,6 @@ def _write(tmp_path: Path, name: str, text: str) -> str:
     path = tmp_path / name
     path.write_text(text)
     return str(path)
-
-
-def _call_chain(n: int) -> str:
-    parts = ["HloModule deep", "c0 {\n  p = f32[] parameter(0)\n  ROOT r = f32[] negate(p)\n}"]
-    parts += [f"c{i} {{\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c{i - 1}\n}}"
-              for i in range(1, n)]
-    parts.append(f"ENTRY e {{\n  a = f32[] parameter(0)\n  ROOT r = f32[] call(a), "
-                 f"to_apply=c{n - 1}\n}}")
-    return "\n".join(parts) + "\n"
-
-
-def _nested_tuple(depth: int) -> str:
-    shape = "f32[]"
-    for _ in range(depth):
-        shape = f"({shape})"
-    return f"HloModule t\nENTRY e {{\n  ROOT a = {shape} parameter(0)\n}}\n"
 
 
 def test_parse_size() -> None:
@@ -98,7 +83,7 @@ def test_max_memory_lets_a_small_module_run(tmp_path: Path) -> None:
 
 def test_a_3000_deep_call_chain_parses_prints_and_runs(tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    path = _write(tmp_path, "calls.hlo", _call_chain(3000))
+    path = _write(tmp_path, "calls.hlo", call_chain(3000))
     inputs = tmp_path / "in.npz"
     values_io.save_npz(inputs, {"arg0": np.array(2.5, np.float32)})
     out = tmp_path / "out.npz"
@@ -110,7 +95,7 @@ def test_a_3000_deep_call_chain_parses_prints_and_runs(tmp_path: Path,
 
 def test_calls_deeper_than_the_limit_are_a_positioned_error(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = _write(tmp_path, "calls.hlo", _call_chain(MAX_CALL_DEPTH + 1))
+    path = _write(tmp_path, "calls.hlo", call_chain(MAX_CALL_DEPTH + 1))
     assert main(["parse", path]) == 2
     err = capsys.readouterr().err
     assert f"computations call each other more than {MAX_CALL_DEPTH} deep" in err
@@ -118,10 +103,10 @@ def test_calls_deeper_than_the_limit_are_a_positioned_error(
 
 
 def test_deep_tuple_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["print", _write(tmp_path, "t400.hlo", _nested_tuple(400)), "-o",
+    assert main(["print", _write(tmp_path, "t400.hlo", nested_tuple(400)), "-o",
                  str(tmp_path / "o.hlo")]) == 0
     assert (tmp_path / "o.hlo").read_text().count("(") >= 400
-    path = _write(tmp_path, "t.hlo", _nested_tuple(MAX_SHAPE_DEPTH + 1))
+    path = _write(tmp_path, "t.hlo", nested_tuple(MAX_SHAPE_DEPTH + 1))
     assert main(["parse", path]) == 2
     assert f"{path}:3:8: error: a: tuple shapes nest more than" in capsys.readouterr().err
 
@@ -208,5 +193,5 @@ def test_liveness_follows_calls_deeper_than_64() -> None:
     """`memory` used to stop at 64 nested calls with an internal error."""
     from hlotool.analysis.liveness import Timeline
 
-    timeline = Timeline.of(parse_hlo(_call_chain(100)))
+    timeline = Timeline.of(parse_hlo(call_chain(100)))
     assert len(timeline.order) == 2 * 101  # two instructions in each of 101 computations
