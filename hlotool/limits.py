@@ -6,10 +6,11 @@
   (printer, interpreter, passes), which run on a worker thread with a large stack
   (`hlotool.interrupt`), never overflow.
 * Memory: `run` estimates what the module needs (entry parameters, constants and the
-  peak of the buffer assignment) and refuses to start above `--max-memory` (default
-  `HLOTOOL_MAX_MEMORY`, else 80% of physical memory). A front end refuses a single
-  dense constant above that limit before allocating it; splats stay lazy (one element,
-  `Literal.is_lazy_splat`) until a consumer needs their array.
+  peak of the buffer assignment, on each of its replica_count x num_partitions devices)
+  and refuses to start above `--max-memory` (default `HLOTOOL_MAX_MEMORY`, else 80% of
+  physical memory). A front end refuses a single dense constant above that limit before
+  allocating it; splats stay lazy (one element, `Literal.is_lazy_splat`) until a
+  consumer needs their array.
 """
 
 from __future__ import annotations
@@ -141,14 +142,24 @@ def check_constant_bytes(nbytes: int, limit: int | None = None) -> str | None:
     return None
 
 
+PER_DEVICE_BYTES = 64 << 10
+"""What each simulated device costs besides its values (its arguments' and results'
+containers, its thread, its runner's state): measured at 20-50 KiB, counted as 64."""
+
+
+def device_count(module: Module) -> int:
+    """The devices `module` runs on: replica_count x num_partitions."""
+    return max(module.config.replica_count, 1) * max(module.config.num_partitions, 1)
+
+
 def estimate_run_bytes(module: Module) -> int:
-    """What running `module` needs at least: entry parameters and outputs, constants, and
-    the buffer assignment's peak of temporaries."""
+    """What running `module` needs at least: on each of its devices, the entry parameters
+    and outputs, constants, and the buffer assignment's peak of temporaries."""
     from hlotool.ir.opcodes import Opcode
 
     total = sum(array_bytes(p.shape) for p in module.entry.parameters)
     root = module.entry.root
-    if root is not None and root.opcode is not Opcode.PARAMETER:
+    if root is not None and root.opcode not in (Opcode.PARAMETER, Opcode.CONSTANT):
         total += array_bytes(root.shape)
     total += sum(array_bytes(i.shape) for c in module.computations for i in c.instructions
                  if i.opcode is Opcode.CONSTANT)
@@ -159,12 +170,15 @@ def estimate_run_bytes(module: Module) -> int:
     except Exception:  # noqa: BLE001 - an estimate: fall back to the largest value
         total += max((array_bytes(i.shape) for c in module.computations
                       for i in c.instructions), default=0)
-    return total
+    devices = device_count(module)
+    return devices * (total + (PER_DEVICE_BYTES if devices > 1 else 0))
 
 
 def check_run_memory(module: Module, limit: int) -> None:
     """Raise HloError when `module` needs more than `limit` bytes to run."""
     need = estimate_run_bytes(module)
     if need > limit:
-        raise HloError(f"running {module.name} needs about {human(need)} (parameters, "
+        devices = device_count(module)
+        on = f" on {devices} devices" if devices > 1 else ""
+        raise HloError(f"running {module.name}{on} needs about {human(need)} (parameters, "
                        f"constants, temporaries), more than --max-memory {human(limit)}")

@@ -75,6 +75,20 @@ def test_the_estimate_counts_parameters_outputs_and_temporaries() -> None:
     assert 8000 <= estimate_run_bytes(m) <= 12000
 
 
+def test_the_estimate_counts_every_device_and_a_constant_root_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    one = "HloModule m{}\nENTRY e {{\n  a = f32[1024] parameter(0)\n  ROOT n = f32[1024] negate(a)\n}}\n"
+    single = estimate_run_bytes(parse_hlo(one.format("")))
+    many = estimate_run_bytes(parse_hlo(one.format(", replica_count=65536")))
+    assert many >= 65536 * single
+    # A fuzz mutant: a tiny module on 65536 devices grew past 13 GB under --max-memory 256M.
+    path = _write(tmp_path, "devices.hlo", one.format(", replica_count=65536"))
+    assert main(["run", path, "--target", "cpu", "--max-memory", "256M"]) == 2
+    assert "on 65536 devices needs about" in capsys.readouterr().err
+    constant = parse_hlo("HloModule c\nENTRY e {\n  ROOT k = f32[1000] constant({...})\n}\n")
+    assert estimate_run_bytes(constant) == 4000
+
+
 def test_max_memory_lets_a_small_module_run(tmp_path: Path) -> None:
     softmax = str(Path(__file__).parent.parent / "examples" / "softmax.hlo")
     assert main(["run", softmax, "--target", "interp", "--max-memory", "64M"]) == 0
