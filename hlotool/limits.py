@@ -6,7 +6,7 @@
   (printer, interpreter, passes), which run on a worker thread with a large stack
   (`hlotool.interrupt`), never overflow.
 * Memory: `run` estimates what the module needs (entry parameters, constants and the
-  peak of the buffer assignment, on each of its replica_count x num_partitions devices)
+  simulated peak of its temporaries, on each of its replica_count x num_partitions devices)
   and refuses to start above `--max-memory` (default `HLOTOOL_MAX_MEMORY`, else 80% of
   physical memory). A front end refuses a single dense constant above that limit before
   allocating it; splats stay lazy (one element, `Literal.is_lazy_splat`) until a
@@ -154,7 +154,7 @@ def device_count(module: Module) -> int:
 
 def estimate_run_bytes(module: Module) -> int:
     """What running `module` needs at least: on each of its devices, the entry parameters
-    and outputs, constants, and the buffer assignment's peak of temporaries."""
+    and outputs, constants, and the simulated peak of its temporaries."""
     from hlotool.ir.opcodes import Opcode
 
     total = sum(array_bytes(p.shape) for p in module.entry.parameters)
@@ -164,9 +164,9 @@ def estimate_run_bytes(module: Module) -> int:
     total += sum(array_bytes(i.shape) for c in module.computations for i in c.instructions
                  if i.opcode is Opcode.CONSTANT)
     try:
-        from hlotool.passes.buffer_assignment import assign_buffers
+        from hlotool.passes.scheduler import temporaries_peak
 
-        total += assign_buffers(module).peak_bytes
+        total += temporaries_peak(module)
     except Exception:  # noqa: BLE001 - an estimate: fall back to the largest value
         total += max((array_bytes(i.shape) for c in module.computations
                       for i in c.instructions), default=0)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hlotool.collector import paused
 from hlotool.passes.base import Pass
 
 from hlotool.ir.module import Module
@@ -82,7 +83,8 @@ class Pipeline:
     def run(self, module: Module, instruments: Sequence[Instrument] = ()) -> list[StepResult]:
         """Apply the pipeline in place; returns one result per pass application."""
         runner = _Runner(list(instruments))
-        runner.steps(self.steps, module)
+        with paused():
+            runner.steps(self.steps, module)
         return runner.results
 
 
@@ -131,7 +133,8 @@ def run_pass(p: Pass, module: Module, instruments: Sequence[Instrument] = (),
     elif before is None or before == "":
         before = fingerprint(module)
     t0 = time.perf_counter()
-    reported = bool(p.run(module))
+    with paused():
+        reported = bool(p.run(module))
     seconds = time.perf_counter() - t0
     after = fingerprint(module) if hashing else ""
     index = len(results) if results is not None else 0

@@ -190,17 +190,18 @@ def dfs_schedule(comp: Computation, model: MemoryModel) -> list[Instruction]:
     for start in [comp.root, *reversed(comp.instructions)]:
         if id(start) in done:
             continue
+        # Each node's pending operands, reversed so the next one pops off the end.
         stack: list[tuple[Instruction, list[Instruction]]] = [
-            (start, sorted(deps[id(start)], key=key))
+            (start, sorted(deps[id(start)], key=key, reverse=True))
         ]
         done.add(id(start))
         while stack:
             node, pending = stack[-1]
             if pending:
-                d = pending.pop(0)
+                d = pending.pop()
                 if id(d) not in done:
                     done.add(id(d))
-                    stack.append((d, sorted(deps[id(d)], key=key)))
+                    stack.append((d, sorted(deps[id(d)], key=key, reverse=True)))
             else:
                 stack.pop()
                 order.append(node)
@@ -235,6 +236,23 @@ def schedule_computation(
             best = (order, peak)
     assert best is not None
     return best
+
+
+def temporaries_peak(module: Module) -> int:
+    """Simulated peak bytes of what the entry allocates besides its outputs, in its
+    current order (loops and branches counted at their own peaks): one linear pass, for
+    estimates made before scheduling and buffer assignment."""
+    sequential = {id(c) for c in sequential_computations(module)}
+    peaks: dict[int, int] = {}
+    for comp in module.computation_post_order():
+        if id(comp) not in sequential:
+            continue
+        model = MemoryModel.of(comp, peaks)
+        if comp is module.entry:
+            for key in model.live_out:
+                model.size[key] = 0
+        peaks[id(comp)] = model.peak(comp.post_order())
+    return peaks.get(id(module.entry), 0)
 
 
 def _parameters_first(order: list[Instruction]) -> list[Instruction]:

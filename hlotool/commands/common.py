@@ -120,6 +120,10 @@ def load(args: argparse.Namespace, verify: bool = True, path: str | None = None)
         from hlotool.verifier import verify as run_verifier
 
         run_verifier(module)
+    if getattr(args, "_hard_exit", False):  # the process ends with the command
+        from hlotool.collector import settle
+
+        settle()
     return module
 
 

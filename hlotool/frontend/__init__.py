@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Iterator
 from pathlib import Path
 
+from hlotool.collector import paused
 from hlotool.diagnostics import HloError
 from hlotool.ir.module import Module
 
@@ -17,7 +15,7 @@ def parse_hlo(text: str) -> Module:
     from hlotool.hlo.lowering import lower_module
     from hlotool.hlo.parser import parse_hlo_ast
 
-    with _no_gc():
+    with paused():
         try:
             return lower_module(parse_hlo_ast(text))
         except HloError:
@@ -30,19 +28,6 @@ def parse_hlo(text: str) -> Module:
             return lower_module(parse_hlo_ast(text))
         finally:
             FUSE.on = True
-
-
-@contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector: parsing allocates many objects and no cycles
-    worth collecting, and the collector's passes would cost about a third of the time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def is_stablehlo_text(text: str, filename: str = "") -> bool:
@@ -65,7 +50,8 @@ def parse_text(text: str, filename: str = "", fmt: str | None = None) -> Module:
             from hlotool.stablehlo import parse_stablehlo
         except ImportError:
             raise HloError("StableHLO input is not supported yet", 1, 1) from None
-        return parse_stablehlo(text)
+        with paused():
+            return parse_stablehlo(text)
     return parse_hlo(text)
 
 

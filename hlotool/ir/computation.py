@@ -173,19 +173,25 @@ class Computation:
         for start in self.instructions:
             if id(start) in visited:
                 continue
+            # (node, index of its next dependency): operands, then control predecessors.
+            # No per-step list is built: a tuple of 40k operands stays linear.
             stack: list[tuple[Instruction, int]] = [(start, 0)]
             visited.add(id(start))
             while stack:
                 node, i = stack.pop()
-                deps = node._operands + node.control_predecessors
-                if i < len(deps):
-                    stack.append((node, i + 1))
-                    d = deps[i]
-                    if id(d) not in visited and d.parent is self:
-                        visited.add(id(d))
-                        stack.append((d, 0))
+                operands = node._operands
+                n = len(operands)
+                if i < n:
+                    d = operands[i]
+                elif i < n + len(node.control_predecessors):
+                    d = node.control_predecessors[i - n]
                 else:
                     order.append(node)
+                    continue
+                stack.append((node, i + 1))
+                if id(d) not in visited and d.parent is self:
+                    visited.add(id(d))
+                    stack.append((d, 0))
         return order
 
     def __iter__(self) -> Iterator[Instruction]:

@@ -52,6 +52,12 @@ class CpuTarget(Target):
         self.cache: DiskCache | None = cache or None
 
     def compile(self, module: Module) -> CpuExecutable:
+        from hlotool.collector import paused
+
+        with paused():  # thousands of kernels' IR objects: see hlotool.collector
+            return self._compile(module)
+
+    def _compile(self, module: Module) -> CpuExecutable:
         self.tuner = None
         plan = plan_module(module)
         ins_by_id = {id(i): i for c in module.computations for i in c.instructions}

@@ -22,6 +22,7 @@ from hlotool.ir.module import Module
 from hlotool.ir.opcodes import CALLS_REDUCER, ELEMENTWISE, Opcode
 from hlotool.targets.llvm import irutils as u
 from hlotool.targets.cpu.jit import Pipeline, host
+from hlotool.targets.cpu.kernel_key import kernel_key
 from hlotool.targets.llvm.elemental import is_fusable_product, unsupported_reason
 from hlotool.targets.cpu.kernels.conv import ConvPlan, plan_convolution
 from hlotool.targets.cpu.kernels.dot import DotPlan, unsupported_dot
@@ -350,15 +351,21 @@ def build_llvm_module(name: str, plans: list[KernelPlan]) -> tuple[dict[Pipeline
     that computes it.
 
     Identical kernels (the same fused computation structure and shapes, e.g. one
-    elementwise op applied to many same-shaped values) become one LLVM function: each
-    kernel is emitted on its own under a placeholder name and its IR text is the key."""
+    elementwise op applied to many same-shaped values) become one LLVM function: a plan
+    whose structural key (`kernel_key`) was seen reuses that function unemitted; any
+    other is emitted on its own under a placeholder name and its IR text is the key."""
     x86 = host().is_x86
     symbols: dict[str, str] = {}
     seen: dict[str, str] = {}
     declares: dict[Pipeline, dict[str, None]] = {}
     bodies: dict[Pipeline, list[str]] = {}
+    by_key: dict[str, str] = {}
     for plan in plans:
         if not is_llvm(plan):
+            continue
+        key = kernel_key(plan)
+        if key is not None and key in by_key:
+            symbols[plan.name] = by_key[key]
             continue
         module = ir.Module(name=_symbol(name))
         emit_kernel(module, plan, _PLACEHOLDER, x86=x86)
@@ -375,6 +382,8 @@ def build_llvm_module(name: str, plans: list[KernelPlan]) -> tuple[dict[Pipeline
                 elif not line.startswith(("; ModuleID", "target ")):
                     unit_bodies.append(line)
         symbols[plan.name] = symbol
+        if key is not None:
+            by_key[key] = symbol
     header = f'; ModuleID = "{_symbol(name)}"'
     units = {p: "\n".join([header, *declares[p], *bodies[p], ""]) for p in bodies}
     return units, symbols
