@@ -34,6 +34,8 @@ import heapq
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+import numpy as np
+
 from hlotool.analysis.liveness import (
     BufferKey,
     ShapeIndex,
@@ -442,7 +444,7 @@ def place_in_outputs(temps: list[Buffer], outputs: list[Buffer]) -> list[Buffer]
     (XLA's buffer assigner reuses live-out allocations the same way); returns the
     temps left for the arena. Largest temps first, each into the smallest output
     with room for its whole live range."""
-    residents = {o.id: _TimeBuckets() for o in outputs}
+    residents: dict[int, _Placed] = {}
     left: list[Buffer] = []
     by_size = sorted(outputs, key=lambda o: (o.size, o.id))
     sizes = [o.size for o in by_size]
@@ -451,12 +453,11 @@ def place_in_outputs(temps: list[Buffer], outputs: list[Buffer]) -> list[Buffer]
         for out in itertools.islice(by_size, bisect.bisect_left(sizes, b.size), None):
             if b.end >= out.start:
                 continue
-            busy = sorted((p.offset, p.offset + p.size)
-                          for p in residents[out.id].live_during(b))
-            offset = _lowest_gap(busy, b.size)
+            placed = residents.get(out.id)
+            offset = placed.best_fit(b) if placed is not None else 0
             if offset + b.size <= out.size:
                 b.home, b.offset = out.id, offset
-                residents[out.id].add(b)
+                residents.setdefault(out.id, _Placed()).add(b)
                 break
         else:
             left.append(b)
@@ -465,62 +466,47 @@ def place_in_outputs(temps: list[Buffer], outputs: list[Buffer]) -> list[Buffer]
 
 def pack_arena(temps: list[Buffer]) -> int:
     """Place temps by XLA's GlobalDecreasingSizeBestFitHeap; returns the arena size."""
-    placed = _TimeBuckets()
+    placed = _Placed()
     for b in sorted(temps, key=lambda b: (-b.size, b.start, b.id)):
-        busy = sorted((p.offset, p.offset + p.size) for p in placed.live_during(b))
-        b.offset = _lowest_gap(busy, b.size)
+        b.offset = placed.best_fit(b)
         placed.add(b)
     return max((b.offset + b.size for b in temps), default=0)
 
 
-class _TimeBuckets:
-    """Buffers indexed by the stretches of the timeline they are live in, so that
-    finding those live during a range costs what is near it, not every buffer.
+class _Placed:
+    """Placed buffers as columns (start, end, offset, end of bytes), for best-fit queries.
 
-    Stretches come in levels, 64 steps wide at level 0 and 4x wider at each level up.
-    A buffer goes into the lowest level where its live range touches at most two
-    stretches, and into those one or two: a long-lived buffer (an activation kept for
-    the backward pass) is filed twice instead of once per 64 steps, and a query looks
-    at each overlapping buffer at most twice."""
-
-    WIDTH = 64
+    In a training step most activations are live together, so a new buffer's live
+    range meets a share of all placed ones: a query scans every placed buffer, but in
+    numpy, which keeps 64k-instruction modules at a fraction of a second."""
 
     def __init__(self) -> None:
-        self.levels: list[dict[int, list[Buffer]]] = []
+        self.count = 0
+        self.columns = np.zeros((4, 64), np.int64)
 
     def add(self, b: Buffer) -> None:
-        level, width = 0, self.WIDTH
-        while b.end // width - b.start // width > 1:
-            level, width = level + 1, width * 4
-        while len(self.levels) <= level:
-            self.levels.append({})
-        buckets = self.levels[level]
-        for k in {b.start // width, b.end // width}:
-            buckets.setdefault(k, []).append(b)
+        if self.count == self.columns.shape[1]:
+            self.columns = np.concatenate([self.columns, np.zeros_like(self.columns)], axis=1)
+        self.columns[:, self.count] = (b.start, b.end, b.offset, b.offset + b.size)
+        self.count += 1
 
-    def live_during(self, b: Buffer) -> list[Buffer]:
-        """Placed buffers whose live range meets `b`'s, each once."""
-        seen: dict[int, Buffer] = {}
-        width = self.WIDTH
-        for buckets in self.levels:
-            if buckets:
-                for k in range(b.start // width, b.end // width + 1):
-                    for p in buckets.get(k, ()):
-                        if p.start <= b.end and b.start <= p.end:
-                            seen[id(p)] = p
-            width *= 4
-        return list(seen.values())
-
-
-def _lowest_gap(busy: list[tuple[int, int]], size: int) -> int:
-    """The best-fitting free offset: the smallest gap that holds `size`, else the end."""
-    best: tuple[int, int] | None = None
-    cursor = 0
-    for lo, hi in busy:
-        if lo - cursor >= size and (best is None or lo - cursor < best[0]):
-            best = (lo - cursor, cursor)
-        cursor = max(cursor, hi)
-    return best[1] if best is not None else cursor
+    def best_fit(self, b: Buffer) -> int:
+        """The offset for `b`: the smallest gap between the bytes of buffers live during
+        its range that holds it (the lowest such gap on ties), else past all of them."""
+        start, end, lo, hi = self.columns[:, :self.count]
+        live = np.flatnonzero((start <= b.end) & (end >= b.start))
+        if live.size == 0:
+            return 0
+        lo, hi = lo[live], hi[live]
+        order = np.lexsort((hi, lo))
+        lo, hi = lo[order], hi[order]
+        reach = np.maximum.accumulate(hi)  # the highest byte in use up to each buffer
+        cursor = np.concatenate(([0], reach[:-1]))
+        gaps = lo - cursor
+        fits = np.flatnonzero(gaps >= b.size)
+        if fits.size == 0:
+            return int(reach[-1])
+        return int(cursor[fits[np.argmin(gaps[fits])]])
 
 
 @dataclass(frozen=True)

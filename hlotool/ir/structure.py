@@ -114,6 +114,11 @@ def _config_key(module: Module) -> tuple[Any, ...]:
             cfg.buffer_donor, module.entry_computation_layout)
 
 
+def computation_key(comp: Computation) -> str:
+    """The structure of one computation, names left out (calls named by callee)."""
+    return _computation_key(comp, {}, False)
+
+
 def _computation_key(comp: Computation, comp_index: dict[int, int], names: bool) -> str:
     index = {id(i): n for n, i in enumerate(comp.instructions)}
     parts = [f"C{comp.name if names else ''}|{comp.is_entry}|{comp.execution_thread}"]

@@ -7,9 +7,11 @@ a cold compile). Two plans with the same key emit the same IR, because the key h
 everything the loop emitter reads: the tuning choices, the sources' shapes, layouts and
 opcodes in argument order, and for every instruction between them and the roots its opcode,
 shape, attributes, literal, operand wiring and whether it is a product contracted into
-its user (`is_fusable_product`). Names and metadata are left out: they do not reach the
-code. Plans of other kinds, and loop plans that call computations, get no key and are
-emitted as before (their text is still compared).
+its user (`is_fusable_product`), the structure of the computations it calls, and for a
+reduce whether its init value is idempotent (read through the fusion instruction).
+Names and metadata are left out: they do not reach the code. The key covers loop, row
+and reduce plans; other kinds are emitted as before (their text is still compared).
+tests/targets/test_cpu_kernel_key.py checks keys against the emitted IR.
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ from typing import Any
 
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode as O
+from hlotool.ir.structure import computation_key
 from hlotool.ir.types import shape_to_text
 from hlotool.targets.cpu.kernels.loop import LoopPlan
+from hlotool.targets.cpu.kernels.reduce import ReducePlan, init_idempotent, reducer_op
+from hlotool.targets.cpu.kernels.row import RowPlan
 from hlotool.targets.llvm.elemental import is_fusable_product
 
 #: Walks longer than this give no key (a plan is a fusion's body, not a whole program).
@@ -28,17 +33,20 @@ MAX_WALK = 20_000
 
 def kernel_key(plan: Any) -> str | None:
     """A key equal for plans that emit the same function, or None (no shortcut)."""
-    if type(plan) is not LoopPlan:
+    kind = type(plan)
+    if kind not in (LoopPlan, RowPlan, ReducePlan):
         return None
     sources = plan.inputs + [c for c, _ in plan.constants]
     index = {id(s): n for n, s in enumerate(sources)}
-    parts = [repr(sorted(plan.tune.items())), *map(_source_key, sources)]
+    parts = [kind.__name__, repr(sorted(plan.tune.items())), *map(_source_key, sources)]
     for ins in _between(plan.roots, index):
-        if ins.called_computations or len(index) > MAX_WALK:
+        if len(index) > MAX_WALK:
             return None
         parts.append(_instruction_key(ins, index))
         index[id(ins)] = len(index)
     parts.append(repr([index[id(r)] for r in plan.roots]))
+    if kind is RowPlan:
+        parts.append(f"{plan.kept}|{[index[id(r)] for r in plan.scratch]}")
     return "\n".join(parts)
 
 
@@ -73,7 +81,11 @@ def _source_key(source: Instruction) -> str:
 
 def _instruction_key(ins: Instruction, index: dict[int, int]) -> str:
     literal = ins.literal.fingerprint().hex() if ins.literal is not None else ""
-    attrs = sorted((k, repr(v)) for k, v in ins.attrs.items())
+    callees = {id(c) for c in ins.called_computations}
+    attrs = sorted((k, repr(v)) for k, v in ins.attrs.items() if id(v) not in callees)
+    seen = "fma" if is_fusable_product(ins) else ""
+    if ins.opcode is O.REDUCE:  # reads its init's value through the fusion
+        seen = f"idempotent={reducer_op(ins) is not None and init_idempotent(ins)}"
     return "|".join((ins.opcode.value, shape_to_text(ins.shape), repr(attrs), literal,
                      repr([index[id(o)] for o in ins.operands]), str(ins.parameter_number),
-                     "fma" if is_fusable_product(ins) else ""))
+                     *map(computation_key, ins.called_computations), seen))

@@ -338,6 +338,9 @@ class Schedule:
     def _share_in_place(self) -> None:
         """An instruction writes a result leaf over a temp operand that dies at it."""
         t_of = {id(ins): t for t, ins in enumerate(self.order)}
+        self._leaves_of: dict[int, list[Leaf]] = {}
+        for key, slot in self.leaf.items():
+            self._leaves_of.setdefault(slot, []).append(key)
         for ins, kind in self.plans:
             if kind == "library":
                 continue
@@ -376,9 +379,10 @@ class Schedule:
         return share is not None and share(operand, index)
 
     def _rename(self, old: int, new: int) -> None:
-        for key, s in self.leaf.items():
-            if s == old:
-                self.leaf[key] = new
+        keys = self._leaves_of.pop(old, [])
+        for key in keys:
+            self.leaf[key] = new
+        self._leaves_of.setdefault(new, []).extend(keys)
         self.slots[old].kind = "dead"
 
     def _pack(self) -> int:

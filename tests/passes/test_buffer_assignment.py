@@ -182,28 +182,36 @@ def test_best_fit_packing_fills_gaps() -> None:
     assert temps[2].offset == 0  # reuses the first buffer's bytes after it dies
 
 
-def test_time_buckets_find_exactly_the_overlapping_buffers() -> None:
-    """The levelled buckets against a scan of every placed buffer, on random ranges
-    from a step to the whole timeline; each buffer is filed in at most two buckets."""
+def _best_fit_by_scan(placed: list[Buffer], b: Buffer) -> int:
+    """The best-fit rule written out: the smallest gap (lowest on ties) between the
+    bytes of the placed buffers live during `b`'s range, else past all of them."""
+    busy = sorted((p.offset, p.offset + p.size) for p in placed
+                  if p.start <= b.end and b.start <= p.end)
+    best: tuple[int, int] | None = None
+    cursor = 0
+    for lo, hi in busy:
+        if lo - cursor >= b.size and (best is None or lo - cursor < best[0]):
+            best = (lo - cursor, cursor)
+        cursor = max(cursor, hi)
+    return best[1] if best is not None else cursor
+
+
+def test_best_fit_queries_match_the_rule_written_out() -> None:
+    """The columnar best fit against a scan of every placed buffer, on random live
+    ranges from one step to the whole timeline and random sizes."""
     import random
 
-    from hlotool.passes.buffer_assignment import _TimeBuckets
+    from hlotool.passes.buffer_assignment import _Placed
 
     ins = parse_hlo("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}").entry.root
     assert ins is not None
     rng = random.Random(1)
-    placed = _TimeBuckets()
-    buffers = []
+    placed, buffers = _Placed(), []
     for n in range(600):
         start = rng.randrange(20000)
         end = start + rng.choice([0, 3, 70, 300, 5000, 19000])
-        b = Buffer(n, ins, (), 4, "temp", start, end)
+        b = Buffer(n, ins, (), rng.choice([64, 128, 192, 4096]), "temp", start, end)
+        b.offset = placed.best_fit(b)
+        assert b.offset == _best_fit_by_scan(buffers, b)
         placed.add(b)
         buffers.append(b)
-        probe = Buffer(-1, ins, (), 4, "temp", rng.randrange(20000), 0)
-        probe.end = probe.start + rng.choice([0, 10, 1000, 20000])
-        want = {p.id for p in buffers if p.start <= probe.end and probe.start <= p.end}
-        got = placed.live_during(probe)
-        assert len(got) == len(want) and {p.id for p in got} == want
-    filed = sum(len(v) for level in placed.levels for v in level.values())
-    assert filed <= 2 * len(buffers)

@@ -69,3 +69,40 @@ def test_a_divide_by_a_constant_is_not_shared_with_a_true_division() -> None:
         assert_same(g, w)
     # The two results differ somewhere: x * (1/3) is not x / 3 in f32.
     assert not np.array_equal(want[0], want[1])
+
+
+# Two reduce fusions alike but for their init value, passed in from outside: 0 is the
+# sum's identity and 1 is not, which changes the code (the init is added once).
+INITS = """HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+sum_a {
+  x = f32[64,256] parameter(0)
+  i = f32[] parameter(1)
+  ROOT r = f32[64] reduce(x, i), dimensions={1}, to_apply=add
+}
+sum_b {
+  x = f32[64,256] parameter(0)
+  i = f32[] parameter(1)
+  ROOT r = f32[64] reduce(x, i), dimensions={1}, to_apply=add
+}
+ENTRY e {
+  x = f32[64,256] parameter(0)
+  zero = f32[] constant(0)
+  one = f32[] constant(1)
+  a = f32[64] fusion(x, zero), kind=kInput, calls=sum_a
+  b = f32[64] fusion(x, one), kind=kInput, calls=sum_b
+  ROOT t = (f32[64], f32[64]) tuple(a, b)
+}"""
+
+
+def test_reduces_with_different_inits_are_not_shared() -> None:
+    by_key, _ = _texts_by_key(INITS)
+    assert all(len(texts) == 1 for texts in by_key.values())
+    x = np.random.default_rng(1).standard_normal((64, 256)).astype(np.float32)
+    got, want, _ = run_both(INITS, x)
+    for g, w in zip(got, want, strict=True):
+        assert_same(g, w)

@@ -301,7 +301,7 @@ def fold_levels(reduce: Instruction) -> list[_Level]:
     fold everything in one vectorizable pass with the same result - when the init value
     enters once either way (XLA:CPU adds it once per window of its tree)."""
     if reducer_op(reduce) is not None and not order_sensitive(reduce) and (
-            adds_init_once(reduce) or _init_idempotent(reduce)):
+            adds_init_once(reduce) or init_idempotent(reduce)):
         return []
     src = reduce.operand(0).shape.dimensions
     return tree_levels([src[d] for d in reduce.attrs["dimensions"]])
@@ -335,7 +335,7 @@ def row_values(b: ir.IRBuilder, entry: ir.Block, product: Instruction, index: li
     inner = product.shape.dimensions[kept:]
     ty = u.storage_type(product.shape.element_type)
     with b.goto_block(entry):
-        buf = u.stack_buffer(b, ty, math.prod(inner), f"row.{product.name}", align=64)
+        buf = u.stack_buffer(b, ty, math.prod(inner), "row", align=64)
     em = ElementalEmitter(b, known)
 
     def elems(k: int, idx: list[ir.Value]) -> None:
@@ -354,7 +354,7 @@ def row_values(b: ir.IRBuilder, entry: ir.Block, product: Instruction, index: li
     return Input(buf, product.shape, skip=kept)
 
 
-def _init_idempotent(reduce: Instruction) -> bool:
+def init_idempotent(reduce: Instruction) -> bool:
     """op(init, init) == init for the reduce's init value (always for max, min, and, or;
     for the others when the init is a known constant with that property)."""
     op = reducer_op(reduce)
@@ -934,7 +934,7 @@ def row_reduce_emitter(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: I
     assert source is not None
     folder = _LaneFolder(b, red, r.start(1))
     with b.goto_block(entry):
-        level1 = u.stack_buffer(b, r.ty, folder.positions, f"level1.{red.name}", align=64)
+        level1 = u.stack_buffer(b, r.ty, folder.positions, "lanes", align=64)
     base = u.i64(0) if source.skip else \
         b.mul(linear_index(b, src[:kept], tuple(index)), u.i64(folder.per_output))
     folder.all_units(source.pointer, base, level1)
