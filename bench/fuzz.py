@@ -254,8 +254,8 @@ def check_grammar(store: object, name: str, data: bytes) -> str | None:
             parser = cached_lark("fuzz", TINY_GRAMMAR, parser="lalr")
     except Exception as exc:  # noqa: BLE001
         return f"grammar tables: {type(exc).__name__}: {exc}"
-    with contextlib.suppress(LarkError):
-        parser.parse("a, b")
+    with contextlib.suppress(LarkError, KeyError, IndexError, TypeError, ValueError):
+        parser.parse("a, b")  # what garbage tables accept is not checked, only that they load
     return None
 
 
@@ -387,7 +387,14 @@ def main() -> int:
                 if slot.seed is None:
                     continue
                 if slot.conn.poll(0.01):
-                    seed, kind, problem, payload, rss, child, cpu_runs = slot.conn.recv()
+                    try:
+                        message = slot.conn.recv()
+                    except EOFError:  # the worker died: report its mutant, start another
+                        message = (slot.seed, "worker", "the worker process died", "", 0, 0, 0)
+                        cpu_done += slot.cpu_runs
+                        slot.stop()
+                        slots[k] = slot = Slot(args.run_every, args.cpu_every)
+                    seed, kind, problem, payload, rss, child, cpu_runs = message
                     slot.cpu_runs = cpu_runs
                     counts["mutants"] += 1
                     by_kind[kind] = by_kind.get(kind, 0) + 1

@@ -17,6 +17,7 @@ import hashlib
 import io
 import os
 import pickle
+import re
 from pathlib import Path
 from typing import Any
 
@@ -79,8 +80,10 @@ def cached_lark(name: str, text: str, **options: Any) -> Lark:
             if head == identity:
                 try:
                     tables = _TablesUnpickler(io.BytesIO(body), allowed).load()
-                    return Lark._load(Lark.__new__(Lark), tables,
-                                      transformer=options.get("transformer"))
+                    parser = Lark._load(Lark.__new__(Lark), tables,
+                                        transformer=options.get("transformer"))
+                    _check_terminals(parser)
+                    return parser
                 except Exception as exc:  # noqa: BLE001 - any bad entry is rebuilt
                     notice(f"ignoring grammar cache {store.root / file_name} "
                            f"({type(exc).__name__}); rebuilding it")
@@ -90,3 +93,11 @@ def cached_lark(name: str, text: str, **options: Any) -> Lark:
         parser.save(buf, exclude_options=("transformer",))
         store.write(file_name, identity + b"\n" + buf.getvalue())
     return parser
+
+
+def _check_terminals(parser: Lark) -> None:
+    """Compile every terminal's pattern now: Lark builds its scanner at the first parse,
+    where a bad pattern would surface as an internal error instead of a rebuilt entry."""
+    flags = parser.options.g_regex_flags
+    for terminal in parser.terminals:
+        re.compile(terminal.pattern.to_regexp(), flags)
