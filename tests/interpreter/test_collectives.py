@@ -27,6 +27,13 @@ def test_group_of_one_returns_the_operand() -> None:
     np.testing.assert_array_equal(out, np.arange(8, dtype=np.float32).reshape(4, 2))
 
 
+def test_all_reduce_leaves_out_members_the_module_has_no_device_for() -> None:
+    """As XLA:CPU runs XLA's import tests: a one-device module whose groups name 8."""
+    out = _run("  ROOT ar = f32[4,2] all-reduce(x), replica_groups={{0,2,4,6},{1,3,5,7}}, "
+               "to_apply=add\n")
+    np.testing.assert_array_equal(out, np.arange(8, dtype=np.float32).reshape(4, 2))
+
+
 def test_collective_permute_delivers_only_along_0_to_0() -> None:
     kept = _run("  ROOT cp = f32[4,2] collective-permute(x), source_target_pairs={{0,0}}\n")
     dropped = _run("  ROOT cp = f32[4,2] collective-permute(x), source_target_pairs={{1,0}}\n")

@@ -3,7 +3,8 @@
 Each device contributes its operands at a rendezvous with the members of its group
 (hlotool.spmd.groups) and computes its result from everyone's, in group order:
 - all-reduce folds left to right over the group (((v0 op v1) op v2) ...), the reduction
-  computation applied elementwise;
+  computation applied elementwise; members the module has no device for are left out,
+  as XLA:CPU leaves them;
 - all-gather concatenates along `dimensions`; reduce-scatter all-reduces then keeps the
   device's slice; all-to-all sends chunk j (or operand j) to member j and concatenates
   what arrives (or returns it as a tuple);
@@ -36,7 +37,7 @@ def _same(operands: Sequence[Value]) -> Value:
 
 
 def _all_reduce_values(ev: Evaluator, ins: Instruction, operands: list[Value]) -> list[Value]:
-    group, values = ev.device.exchange(ins, list(operands))
+    group, values = ev.device.exchange(ins, list(operands), ev.device.present_group(ins))
     comp = ins.called_computations[0]
     out = []
     for k, x in enumerate(operands):
