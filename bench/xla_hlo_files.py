@@ -45,8 +45,9 @@ NOT_REPRODUCED = {
         "an unstable sort whose keys tie on these inputs: XLA:CPU leaves equal keys in "
         "std::sort's order, hlotool in their original order",
     "hlo_to_mhlo.import_emit_stablehlo.hlo#82":
-        "a variadic scatter given one operand twice: in 3 rows XLA:CPU's second output holds "
-        "2*operand where the combiner returns update0+update1",
+        "a variadic scatter given one operand and one update twice, whose combiner treats "
+        "the copies differently: XLA:CPU returns its first output twice (it merges the "
+        "repeated pair), hlotool applies the combiner as written",
 }
 #: rtol = atol by output type: a few ulps of the narrow floats (their sums may round the
 #: other way when hlotool adds in another order), 1e-4 for the rest.
