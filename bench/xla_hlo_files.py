@@ -151,7 +151,7 @@ def check(label: str, text: str,
     if elided:
         return True, (f"parsed (not run: reads {len(elided)} elided constants `{{...}}`, "
                        "whose values the file leaves out)"), None
-    if any(i.opcode is Opcode.RNG for c in module.computations for i in c.instructions):
+    if any(i.opcode is Opcode.RNG for c in reachable(module) for i in c.instructions):
         return True, "parsed (not run: rng draws values that are each backend's own)", None
     if module.entry.root.shape.is_dynamic:
         return True, ("parsed (not run: dynamic output dimensions, which XLA:CPU returns "
@@ -173,6 +173,18 @@ def check(label: str, text: str,
         if bad:
             return False, f"{target}: {bad[0]}", want
     return True, "matches XLA:CPU on " + ", ".join(targets), want
+
+
+def reachable(module: Any) -> list[Any]:
+    """The computations the entry calls, directly or not (and the entry)."""
+    seen: dict[int, Any] = {}
+    todo = [module.entry]
+    while todo:
+        comp = todo.pop()
+        if id(comp) not in seen:
+            seen[id(comp)] = comp
+            todo.extend(c for ins in comp.instructions for c in ins.called_computations)
+    return list(seen.values())
 
 
 def input_bytes(module: Any) -> int:
