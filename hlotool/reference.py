@@ -115,7 +115,8 @@ def check_parses(hlo_text: str, timeout: float = 60) -> None:
                           capture_output=True, timeout=timeout, env=env)
     if proc.returncode != 0:
         lines = (proc.stderr or "").strip().splitlines()
-        raise HloError("XLA's parser rejects this module: " + (lines[-1] if lines else "crashed"))
+        said = [ln.strip() for ln in lines if "error:" in ln] or lines[-1:] or ["crashed"]
+        raise HloError("XLA's parser rejects this module: " + said[-1])
 
 
 if __name__ == "__main__":

@@ -18,13 +18,13 @@ from hlotool.ir.types import PrimitiveType, shape_to_text
 from hlotool.syntax.strings import quote
 
 _TO_APPLY = {"call", "map", "reduce", "reduce-window", "scatter", "sort", "all-reduce",
-             "all-reduce-start", "reduce-scatter", "scan"}
+             "all-reduce-start", "reduce-scatter", "scan", "collective-reduce"}
 _DIMENSIONS = {"broadcast", "concatenate", "reduce", "reverse", "transpose", "sort", "map",
                "get-dimension-size", "set-dimension-size", "scan", "all-gather",
                "all-gather-start", "all-to-all", "reduce-scatter"}
 _COLLECTIVES = {"all-gather", "all-gather-start", "all-reduce", "all-reduce-start",
-                "all-to-all", "ragged-all-to-all", "collective-broadcast", "collective-permute",
-                "collective-permute-start", "reduce-scatter"}
+                "all-to-all", "ragged-all-to-all", "collective-broadcast", "collective-reduce",
+                "collective-permute", "collective-permute-start", "reduce-scatter"}
 _CHANNELS = _COLLECTIVES | {"send", "recv", "send-done", "recv-done"}
 _SHARDING_TYPES = {1: "maximal", 4: "manual", 5: "unknown", 6: "unreduced", 0: "replicated"}
 _LAST_TILE_TYPES = {0: "replicated", 4: "manual", 6: "unreduced"}

@@ -193,6 +193,12 @@ class DeviceContext:
     def group(self, ins: Instruction) -> list[Device]:
         return participants(ins, self.me, self.replicas, self.partitions)
 
+    def present_group(self, ins: Instruction) -> list[Device]:
+        """The group without the members the module has no device for: XLA:CPU runs an
+        all-reduce whose replica groups name such devices as a reduction over the others
+        (on a one-device module, the operand itself)."""
+        return [m for m in self.group(ins) if m[0] < self.replicas and m[1] < self.partitions]
+
     def exchange(self, ins: Instruction, value: Any,
                  group: Sequence[Device] | None = None) -> tuple[list[Device], dict[Device, Any]]:
         """(the group in order, every member's value) for one execution of `ins`."""

@@ -162,6 +162,7 @@ class Opcode(enum.Enum):
     ALL_TO_ALL = "all-to-all"
     RAGGED_ALL_TO_ALL = "ragged-all-to-all"
     COLLECTIVE_BROADCAST = "collective-broadcast"
+    COLLECTIVE_REDUCE = "collective-reduce"
     COLLECTIVE_PERMUTE = "collective-permute"
     COLLECTIVE_PERMUTE_START = "collective-permute-start"
     COLLECTIVE_PERMUTE_DONE = "collective-permute-done"
@@ -527,6 +528,9 @@ _ROWS: list[OpSpec] = [
            R.all_to_all, shape_optional=False, min_operands=1),
     OpSpec(O.RAGGED_ALL_TO_ALL, C.COLLECTIVE, 6, (*_COLLECTIVE_HEAD, _a("dimensions", K.INTS)),
            R.ragged_all_to_all, shape_optional=False),
+    OpSpec(O.COLLECTIVE_REDUCE, C.COLLECTIVE, None,
+           (*_COLLECTIVE_HEAD, _a("has_dynamic_root", K.BOOL, default=False), _TO_APPLY),
+           R.collective_reduce, shape_optional=False, min_operands=1),
     OpSpec(O.COLLECTIVE_BROADCAST, C.COLLECTIVE, None, _COLLECTIVE_HEAD, R.collective_broadcast,
            shape_optional=False, min_operands=1),
     OpSpec(O.COLLECTIVE_PERMUTE, C.COLLECTIVE, None,
@@ -573,7 +577,7 @@ TRANSCENDENTAL = frozenset(
 #: Opcodes whose called computation is applied per element or per window (reducers).
 CALLS_REDUCER = frozenset(
     {O.REDUCE, O.REDUCE_WINDOW, O.SCATTER, O.SELECT_AND_SCATTER, O.SORT, O.MAP, O.ALL_REDUCE,
-     O.ALL_REDUCE_START, O.REDUCE_SCATTER, O.SCAN}
+     O.ALL_REDUCE_START, O.REDUCE_SCATTER, O.SCAN, O.COLLECTIVE_REDUCE}
 )  # fmt: skip
 SIDE_EFFECTING = frozenset(op for op, s in OPS.items() if s.side_effecting)
 

@@ -208,7 +208,7 @@ def test_topk_custom_call_uses_its_comparator() -> None:
 
 
 @pytest.mark.parametrize("target", ["Sharding", "SPMDFullToShardShape",
-                                    "xla.sdy.GlobalToLocalShape"])
+                                    "xla.sdy.GlobalToLocalShape", "SetBound"])
 def test_identity_targets(target: str) -> None:
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     np.testing.assert_array_equal(run(call(target, ["f32[2,3]"], "f32[2,3]"), x), x)

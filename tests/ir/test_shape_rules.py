@@ -1376,6 +1376,18 @@ def test_all_to_all_and_permute() -> None:
     assert text(infer(ctx("collective-broadcast", ["f32[3]"], "f32[3]"))) == "f32[3]{0}"
 
 
+def test_collective_reduce() -> None:
+    c = ctx("collective-reduce", ["f32[8]"], "f32[8]", to_apply=ADD)
+    assert text(infer(c)) == "f32[8]{0}"
+    c = ctx("collective-reduce", ["f32[8]", "s32[1]"], "f32[8]", to_apply=ADD,
+            has_dynamic_root=True)
+    assert text(infer(c)) == "f32[8]{0}"
+    errors(ctx("collective-reduce", ["f32[8]", "f32[1]"], "f32[8]", to_apply=ADD,
+               has_dynamic_root=True), "root operand must be s32")
+    errors(ctx("collective-reduce", ["f32[8]"], "f32[8]", to_apply=ADD,
+               has_dynamic_root=True), "a root operand")
+
+
 def test_custom_call() -> None:
     c = ctx("custom-call", ["f32[2]"], "f32[4]", custom_call_target="foo")
     assert text(infer(c)) == "f32[4]{0}"

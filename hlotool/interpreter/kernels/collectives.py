@@ -3,10 +3,14 @@
 Each device contributes its operands at a rendezvous with the members of its group
 (hlotool.spmd.groups) and computes its result from everyone's, in group order:
 - all-reduce folds left to right over the group (((v0 op v1) op v2) ...), the reduction
-  computation applied elementwise;
+  computation applied elementwise; members the module has no device for are left out,
+  as XLA:CPU leaves them;
 - all-gather concatenates along `dimensions`; reduce-scatter all-reduces then keeps the
   device's slice; all-to-all sends chunk j (or operand j) to member j and concatenates
   what arrives (or returns it as a tuple);
+- collective-reduce folds like all-reduce onto a root member (the group's first, or per
+  data operand the rank its has_dynamic_root operand names); XLA leaves the other
+  members' results undefined, here they keep their operand;
 - collective-permute delivers along source_target_pairs (devices receiving nothing get
   zeros, as in XLA); collective-broadcast gives every member the first member's value.
 The async -start/-done pairs exchange at the start. One device alone gets its operands
@@ -33,7 +37,7 @@ def _same(operands: Sequence[Value]) -> Value:
 
 
 def _all_reduce_values(ev: Evaluator, ins: Instruction, operands: list[Value]) -> list[Value]:
-    group, values = ev.device.exchange(ins, list(operands))
+    group, values = ev.device.exchange(ins, list(operands), ev.device.present_group(ins))
     comp = ins.called_computations[0]
     out = []
     for k, x in enumerate(operands):
@@ -48,6 +52,29 @@ def _all_reduce_values(ev: Evaluator, ins: Instruction, operands: list[Value]) -
 @impl(O.ALL_REDUCE, O.ALL_REDUCE_START)
 def _all_reduce(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
     return _same(_all_reduce_values(ev, ins, operands))
+
+
+@impl(O.COLLECTIVE_REDUCE)
+def _collective_reduce(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
+    data = list(operands[:-1] if ins.attrs.get("has_dynamic_root") else operands)
+    roots = ([int(r) for r in np.asarray(operands[-1]).reshape(-1)]
+             if ins.attrs.get("has_dynamic_root") else [0] * len(data))
+    group, values = ev.device.exchange(ins, data)
+    comp = ins.called_computations[0]
+    out = []
+    for k, x in enumerate(data):
+        if not 0 <= roots[k] < len(group):
+            raise Unsupported(f"{ins.name}: root rank {roots[k]} is out of range "
+                              f"[0, {len(group)})")
+        if group[roots[k]] != ev.device.me:
+            out.append(x)
+            continue
+        reducer = Reducer(ev, comp, [ins.operand(k).shape.element_type])
+        acc = np.asarray(values[group[0]][k])
+        for member in group[1:]:
+            acc = np.asarray(reducer([acc], [np.asarray(values[member][k])])[0])
+        out.append(acc.astype(np.asarray(x).dtype, copy=False))
+    return _same(out)
 
 
 def _gathered(ev: Evaluator, ins: Instruction, operands: list[Value]) -> list[Value]:

@@ -37,8 +37,10 @@ HANDLERS: dict[str, Handler] = {}
 #: LAPACK routine name (without the type letter) -> handler.
 LAPACK: dict[str, Handler] = {}
 
+#: Targets that pass their operand through (SetBound only records a dynamic dimension's
+#: bound, in its `literal`, for XLA's dynamic padder).
 _IDENTITY_TARGETS = ("Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "MoveToHost",
-                     "MoveToDevice")
+                     "MoveToDevice", "SetBound")
 _LAPACK_NAME = re.compile(r"lapack_([sdcz])([a-z0-9]+)_ffi")
 _CONFIG_ITEM = re.compile(r"(\w+)\s*=\s*(-?\d+)\s*:\s*[a-z]+\d+")
 _CONFIG_STRING = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')

@@ -24,7 +24,7 @@ from hlotool.ir.shape_rules.shape_util import (
     _reshape_like,
     _verify_reducer,
 )
-from hlotool.ir.types import UNBOUNDED, Shape
+from hlotool.ir.types import UNBOUNDED, PrimitiveType, Shape
 
 
 def _check_token(ctx: ShapeContext, i: int) -> None:
@@ -119,6 +119,23 @@ def all_reduce(ctx: ShapeContext) -> Shape:
             scalar = Shape.scalar(s.element_type)
             _verify_reducer(reducer.program_shape, [scalar], [s.element_type], 1)
     return _prefer_declared(ctx, _single_or_tuple(ctx.operands))
+
+
+def collective_reduce(ctx: ShapeContext) -> Shape:
+    """collective-reduce: its data operands (a tuple for several), reduced onto a root;
+    with has_dynamic_root=true the last operand holds one s32 root rank per data operand."""
+    data = list(ctx.operands)
+    if ctx.attrs.get("has_dynamic_root"):
+        if len(data) < 2:
+            raise _fail(f"{ctx.opcode} with has_dynamic_root=true expects data operands and "
+                        "a root operand")
+        roots = data.pop()
+        if (not roots.is_array or roots.element_type is not PrimitiveType.S32
+                or roots.rank != 1 or roots.dimensions[0] != len(data)):
+            raise _fail(f"{ctx.opcode}: the root operand must be s32[{len(data)}], got "
+                        f"{_hs(roots)}")
+    sub = ShapeContext(ctx.opcode, data, ctx.attrs, ctx.declared)
+    return all_reduce(sub)
 
 
 def all_reduce_done(ctx: ShapeContext) -> Shape:
