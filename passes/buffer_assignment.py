@@ -29,7 +29,6 @@ kernel `arena + offset` (or `output + offset` for a temp whose `home` is an outp
 from __future__ import annotations
 
 import bisect
-import itertools
 import heapq
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -448,11 +447,13 @@ def place_in_outputs(temps: list[Buffer], outputs: list[Buffer]) -> list[Buffer]
     left: list[Buffer] = []
     by_size = sorted(outputs, key=lambda o: (o.size, o.id))
     sizes = [o.size for o in by_size]
+    starts = np.array([o.start for o in by_size], np.int64)
     for b in sorted(temps, key=lambda b: (-b.size, b.start, b.id)):
-        # Outputs too small for `b` come first in `by_size`: start past them.
-        for out in itertools.islice(by_size, bisect.bisect_left(sizes, b.size), None):
-            if b.end >= out.start:
-                continue
+        # Outputs too small for `b` come first in `by_size`: start past them, and past
+        # those computed before `b` dies.
+        first = bisect.bisect_left(sizes, b.size)
+        for k in (first + np.flatnonzero(starts[first:] > b.end)).tolist():
+            out = by_size[k]
             placed = residents.get(out.id)
             offset = placed.best_fit(b) if placed is not None else 0
             if offset + b.size <= out.size:
@@ -477,22 +478,37 @@ class _Placed:
     """Placed buffers as columns (start, end, offset, end of bytes), for best-fit queries.
 
     In a training step most activations are live together, so a new buffer's live
-    range meets a share of all placed ones: a query scans every placed buffer, but in
-    numpy, which keeps 64k-instruction modules at a fraction of a second."""
+    range meets a share of all placed ones: a query scans every placed buffer, in numpy
+    once there are more than `SMALL` (below that, numpy's call overhead is the cost)."""
+
+    SMALL = 32
 
     def __init__(self) -> None:
         self.count = 0
+        self.rows: list[tuple[int, int, int, int]] = []
         self.columns = np.zeros((4, 64), np.int64)
 
     def add(self, b: Buffer) -> None:
+        row = (b.start, b.end, b.offset, b.offset + b.size)
+        self.rows.append(row)
         if self.count == self.columns.shape[1]:
             self.columns = np.concatenate([self.columns, np.zeros_like(self.columns)], axis=1)
-        self.columns[:, self.count] = (b.start, b.end, b.offset, b.offset + b.size)
+        self.columns[:, self.count] = row
         self.count += 1
 
     def best_fit(self, b: Buffer) -> int:
         """The offset for `b`: the smallest gap between the bytes of buffers live during
         its range that holds it (the lowest such gap on ties), else past all of them."""
+        if self.count <= self.SMALL:
+            busy = sorted((lo, hi) for start, end, lo, hi in self.rows
+                          if start <= b.end and b.start <= end)
+            best: tuple[int, int] | None = None
+            cursor = 0
+            for lo, hi in busy:
+                if lo - cursor >= b.size and (best is None or lo - cursor < best[0]):
+                    best = (lo - cursor, cursor)
+                cursor = max(cursor, hi)
+            return best[1] if best is not None else cursor
         start, end, lo, hi = self.columns[:, :self.count]
         live = np.flatnonzero((start <= b.end) & (end >= b.start))
         if live.size == 0:
