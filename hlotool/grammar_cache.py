@@ -96,8 +96,9 @@ def cached_lark(name: str, text: str, **options: Any) -> Lark:
 
 
 def _check_terminals(parser: Lark) -> None:
-    """Compile every terminal's pattern now: Lark builds its scanner at the first parse,
-    where a bad pattern would surface as an internal error instead of a rebuilt entry."""
+    """Compile every terminal now as Lark's scanner will, a group named after it: Lark
+    builds its scanners at the first parse (and more when it reports an error), where a
+    bad pattern or name would surface as an internal error instead of a rebuilt entry."""
     flags = parser.options.g_regex_flags
     for terminal in parser.terminals:
-        re.compile(terminal.pattern.to_regexp(), flags)
+        re.compile(f"(?P<{terminal.name}>{terminal.pattern.to_regexp()})", flags)
