@@ -211,18 +211,20 @@ class Session:
             return self._apply(p, on_plan=False)
 
     def _apply(self, p: Pass, on_plan: bool) -> Node:
+        from hlotool.collector import paused
         from hlotool.passes.pipeline import run_pass
 
         parent = self.head
-        work = clone_module(parent.module)
         results: list[StepResult] = []
-        try:
-            run_pass(p, work, (), results)
-        except Exception as exc:
-            raise PassFailed(f"pass {p.spec} raised {type(exc).__name__}: {exc}") from exc
-        next_index = parent.plan_index + 1 if on_plan else parent.plan_index
-        node = make_node(work, parent=parent, pass_=p, result=results[0],
-                         plan_index=next_index, on_plan=on_plan)
+        with paused():  # a snapshot, a pass and a fingerprint: see hlotool.collector
+            work = clone_module(parent.module)
+            try:
+                run_pass(p, work, (), results)
+            except Exception as exc:
+                raise PassFailed(f"pass {p.spec} raised {type(exc).__name__}: {exc}") from exc
+            next_index = parent.plan_index + 1 if on_plan else parent.plan_index
+            node = make_node(work, parent=parent, pass_=p, result=results[0],
+                             plan_index=next_index, on_plan=on_plan)
         parent.children.append(node)
         parent.redo_child = node
         self.head = node
