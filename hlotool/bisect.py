@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from hlotool.ir.module import Module
     from hlotool.passes.base import Pass
-    from hlotool.passes.pipeline import Pipeline
+    from hlotool.passes.pipeline import Pipeline, StepResult
 
 #: Called with a one-line progress message (the TUI shows it; the CLI ignores it).
 Progress = Callable[[str], None]
@@ -128,19 +128,31 @@ def check_module(module: Module, oracle: Oracle | None) -> str:
     return "" if result.ok else f"outputs differ: {result.detail}"
 
 
+#: Passes that took at least this long while planning keep their result (`keep`).
+SLOW_STEP_SECONDS = 0.3
+
+
 def expand(pipeline: Pipeline, module: Module,
-           progress: Callable[[int, Pass], None] | None = None) -> list[Pass]:
+           progress: Callable[[int, Pass], None] | None = None,
+           keep: dict[int, tuple[str, Module, StepResult]] | None = None) -> list[Pass]:
     """The pass applications `pipeline` makes on `module` (fixed-point groups unrolled
     as they actually iterate), found by running it on a clone. A pass that raises ends
     the list (it is included, so bisecting reaches it). `progress(count, pass)` is
-    called after each application."""
-    from hlotool.ir.structure import clone_module
+    called after each application. With `keep`, each application that took at least
+    SLOW_STEP_SECONDS leaves (fingerprint before, a copy of the module after, its
+    result) under its index, for the debugger to take instead of running it again."""
+    from hlotool.ir.structure import clone_module, fingerprint
 
     applied: list[Pass] = []
     work = clone_module(module)
     names = {id(s.pass_): s.pass_ for s in pipeline.flat_steps()}
+    before = [fingerprint(work)] if keep is not None else []
 
-    def record(p: Pass, m: Module, result: object) -> None:
+    def record(p: Pass, m: Module, result: StepResult) -> None:
+        if keep is not None:
+            if result.seconds >= SLOW_STEP_SECONDS:
+                keep[len(applied)] = (before[-1], clone_module(m), result)
+            before.append(result.fingerprint)
         applied.append(names.get(id(p), p))
         if progress is not None:
             progress(len(applied), p)

@@ -87,7 +87,8 @@ class DebuggerApp(App[None]):
         self.options = options or DebugOptions()
         self.pipeline = pipeline
         self.session = Session(module, rtol=self.options.rtol, atol=self.options.atol,
-                               seed=self.options.seed, reference=reference)
+                               seed=self.options.seed, reference=reference,
+                               settle=self.options.exit_process)
 
     def on_mount(self) -> None:
         self.push_screen(StepScreen())

@@ -140,9 +140,13 @@ class Session:
     """The history tree of one debugging session and its head."""
 
     def __init__(self, module: Module, plan: Sequence[Pass] = (), *, rtol: float = 1e-5,
-                 atol: float = 1e-6, seed: int = 0, reference: Module | None = None) -> None:
+                 atol: float = 1e-6, seed: int = 0, reference: Module | None = None,
+                 settle: bool = False) -> None:
+        """`settle`: exempt each new state from later garbage collections (the `hlotool
+        debug` process, whose states live as long as it does: `collector.settle`)."""
         from hlotool.bisect import Oracle
 
+        self.settle = settle
         self.lock = threading.RLock()
         self.root = make_node(clone_module(module))
         self.head = self.root
@@ -151,6 +155,9 @@ class Session:
         self.oracle: Oracle = Oracle(self.root.module, seed=seed, rtol=rtol, atol=atol)
         #: XLA's after-optimizations module of a dump folder, outside the history tree.
         self.reference: Node | None = None
+        #: Slow plan steps the planning run kept (`bisect.expand`): plan index ->
+        #: (fingerprint of the state it ran on, the state after, its result).
+        self.precomputed: dict[int, tuple[str, Module, StepResult]] = {}
         if reference is not None:
             self.reference = make_node(clone_module(reference), label=REFERENCE_LABEL)
 
@@ -203,6 +210,9 @@ class Session:
             if again is not None and again.on_plan and again.spec == p.spec:
                 self.head = again
                 return again
+            kept = self.precomputed.pop(self.head.plan_index, None)
+            if kept is not None and kept[0] == self.head.fingerprint:
+                return self._attach(p, kept[1], kept[2], on_plan=True)
             return self._apply(p, on_plan=True)
 
     def apply(self, p: Pass) -> Node:
@@ -222,9 +232,19 @@ class Session:
                 run_pass(p, work, (), results)
             except Exception as exc:
                 raise PassFailed(f"pass {p.spec} raised {type(exc).__name__}: {exc}") from exc
-            next_index = parent.plan_index + 1 if on_plan else parent.plan_index
-            node = make_node(work, parent=parent, pass_=p, result=results[0],
+            return self._attach(p, work, results[0], on_plan)
+
+    def _attach(self, p: Pass, work: Module, result: StepResult, on_plan: bool) -> Node:
+        """Make `work`, the result of `p` on the head, the new head."""
+        from hlotool.collector import paused, settle
+
+        parent = self.head
+        next_index = parent.plan_index + 1 if on_plan else parent.plan_index
+        with paused():
+            node = make_node(work, parent=parent, pass_=p, result=result,
                              plan_index=next_index, on_plan=on_plan)
+        if self.settle:
+            settle()
         parent.children.append(node)
         parent.redo_child = node
         self.head = node

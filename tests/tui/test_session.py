@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from hlotool.bisect import expand
 from hlotool.passes.registry import make_pass
 from hlotool.tui.render import IRIndex, neighbourhood, side_by_side, unified
@@ -122,3 +124,33 @@ def test_repr_stays_short_at_depth() -> None:
         pass
     assert session.head.depth == 30
     assert repr(session.head) == "Node(#30 dce)"
+
+
+def test_steps_the_planning_run_kept_give_the_states_running_them_gives(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Slow plan steps keep their result while planning (every step here, with the
+    threshold at 0); stepping takes them, and gives the states a session that runs
+    each pass gives. A kept state is only taken on the state it was made from."""
+    import hlotool.bisect as bisect
+
+    monkeypatch.setattr(bisect, "SLOW_STEP_SECONDS", 0.0)
+    module = attention()
+    pipeline = resolve_pipeline("default", None)
+    kept: dict = {}
+    plan = expand(pipeline, module, keep=kept)
+    assert sorted(kept) == list(range(len(plan)))
+    fast, slow = Session(module, plan), Session(module, plan)
+    fast.precomputed = dict(kept)
+    taken = {id(m) for _, m, _ in kept.values()}
+    for _ in plan:
+        a, b = fast.step(), slow.step()
+        assert a is not None and b is not None and a.spec == b.spec
+        assert a.fingerprint == b.fingerprint and id(a.module) in taken
+        assert str(a.module) == str(b.module)
+    # Off the plan's states (a pass applied first), the kept results are not taken.
+    other = Session(module, plan)
+    other.precomputed = dict(kept)
+    other.apply(make_pass("dce"))
+    other.apply(FlipAddPass())
+    node = other.step()
+    assert node is not None and id(node.module) not in taken

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -85,6 +85,8 @@ class StepScreen(Screen[None]):
 
         plan: list[Any]
         error: str = ""
+        #: The slow steps' results the planning run kept (`Session.precomputed`).
+        kept: dict[int, Any] = field(default_factory=dict)
 
     @dataclass
     class PlanProgress(Message):
@@ -205,12 +207,13 @@ class StepScreen(Screen[None]):
         def progress(count: int, p: Any) -> None:
             self.post_message(self.PlanProgress(count, p.spec))
 
+        kept: dict[int, Any] = {}
         try:
-            plan = expand(self.debugger.pipeline, self.session.root.module, progress)
+            plan = expand(self.debugger.pipeline, self.session.root.module, progress, kept)
         except Exception as exc:
             self.post_message(self.PlanReady([], f"cannot expand the pipeline: {exc}"))
             return
-        self.post_message(self.PlanReady(plan))
+        self.post_message(self.PlanReady(plan, kept=kept))
 
     @work(thread=True, group="pipeline")
     def run_queue(self) -> None:
@@ -397,7 +400,9 @@ class StepScreen(Screen[None]):
 
     @on(PlanReady)
     def _plan_ready(self, message: PlanReady) -> None:
-        self.session.plan = message.plan
+        with self.session.lock:
+            self.session.plan = message.plan
+            self.session.precomputed = message.kept
         if message.error:
             self.set_status(message.error, "error")
         else:
