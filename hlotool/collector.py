@@ -29,11 +29,14 @@ def paused() -> Iterator[None]:
 
 
 def settle() -> None:
-    """Exempt every object alive now from the collector's later passes (`gc.freeze`).
+    """Collect what is garbage now, then exempt every object still alive from the
+    collector's later passes (`gc.freeze`).
 
-    For a command's input module, which lives as long as the process: the passes,
-    estimates and code generators that follow then pay for the objects they make, not
-    for the whole module again at every full collection. Frozen objects are never
-    freed, so this is for the `hlotool` process only (`main()` without arguments), not for a
-    library, the tests or in-process calls."""
+    For objects that live as long as the process (a command's input module, the
+    debugger's states): the work that follows then pays for the objects it makes, not
+    for all of those again at every full collection. The collection first keeps garbage
+    from being frozen with them; it walks only what is not frozen yet. Frozen objects
+    are never freed, so this is for the `hlotool` process only (`main()` without
+    arguments), not for a library, the tests or in-process calls."""
+    gc.collect()
     gc.freeze()

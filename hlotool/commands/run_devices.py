@@ -19,8 +19,10 @@ if TYPE_CHECKING:
 def device_count(module: Module, args: argparse.Namespace, before_passes: bool = False) -> int:
     """How many devices the run uses: the module's, which --devices may only restate
     (before the passes, a one-device module may still be partitioned by them)."""
+    from hlotool.limits import device_count as devices_of
+
     cfg = module.config
-    count = cfg.replica_count * cfg.num_partitions
+    count = devices_of(module)
     asked = getattr(args, "devices", None)
     if asked is not None and asked != count and not (before_passes and count == 1):
         raise UsageError(

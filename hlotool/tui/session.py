@@ -226,13 +226,13 @@ class Session:
 
         parent = self.head
         results: list[StepResult] = []
-        with paused():  # a snapshot, a pass and a fingerprint: see hlotool.collector
+        with paused():  # a snapshot and a pass: see hlotool.collector
             work = clone_module(parent.module)
             try:
                 run_pass(p, work, (), results)
             except Exception as exc:
                 raise PassFailed(f"pass {p.spec} raised {type(exc).__name__}: {exc}") from exc
-            return self._attach(p, work, results[0], on_plan)
+        return self._attach(p, work, results[0], on_plan)
 
     def _attach(self, p: Pass, work: Module, result: StepResult, on_plan: bool) -> Node:
         """Make `work`, the result of `p` on the head, the new head."""
@@ -240,7 +240,7 @@ class Session:
 
         parent = self.head
         next_index = parent.plan_index + 1 if on_plan else parent.plan_index
-        with paused():
+        with paused():  # its fingerprint and verification
             node = make_node(work, parent=parent, pass_=p, result=result,
                              plan_index=next_index, on_plan=on_plan)
         if self.settle:
