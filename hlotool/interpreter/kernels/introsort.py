@@ -23,7 +23,7 @@ _Row = list[tuple[int, int]]
 
 def std_sort_permutation(ranks: Sequence[int]) -> list[int]:
     """The original indices in the order libstdc++'s std::sort leaves `ranks`."""
-    a: _Row = [(int(r), i) for i, r in enumerate(ranks)]
+    a: _Row = [(r, i) for i, r in enumerate(ranks)]
     n = len(a)
     if n > 1:
         _introsort_loop(a, 0, n, 2 * (n.bit_length() - 1))
