@@ -23,14 +23,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from hlotool import semantics
-from hlotool.semantics import Semantics
 from hlotool.interpreter.core import IMPLS, Evaluator, Unsupported, Value, impl
 from hlotool.interpreter.kernels.introsort import std_sort_permutation
 from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType
+from hlotool.semantics import Semantics, current
 
 _SIGN64 = np.uint64(1 << 63)
 #: goes_first(element index, other-run index, element is in the left run) -> bool array.
@@ -330,7 +329,6 @@ def sort_permutation(ev: Evaluator, comp: Computation, operands: Sequence[np.nda
     if not shape or shape[-1] <= 1:
         return np.zeros(shape, dtype=np.int64) if shape else np.zeros((), dtype=np.int64)
     keys = _keys(ev, comp, moved)
-    flat2d = [m.reshape(-1, shape[-1]) for m in moved]
     if keys is not None:
         if len(keys) == 1:
             perm = np.argsort(keys[0], axis=-1, kind="stable")
@@ -341,6 +339,7 @@ def sort_permutation(ev: Evaluator, comp: Computation, operands: Sequence[np.nda
             steps = np.any([k[:, 1:] != k[:, :-1] for k in ordered], axis=0)
             perm = _unstable(perm.reshape(-1, shape[-1]), steps).reshape(shape)
     else:
+        flat2d = [m.reshape(-1, shape[-1]) for m in moved]
         perm = _merge_sort(ev, comp, flat2d)
         if not stable:
             perm = _unstable(perm, _sorted_steps(ev, comp, flat2d, perm))
@@ -390,7 +389,7 @@ def top_k_with_comparator(ev: Evaluator, comp: Computation, values: np.ndarray,
 def stable_order(ins: Instruction) -> bool:
     """Whether ties keep their order: `is_stable=true`, or any sort under the StableHLO
     semantics (which leaves the order of ties open); else std::sort's order (XLA:CPU)."""
-    return bool(ins.attrs.get("is_stable")) or semantics.current() is Semantics.STABLEHLO
+    return bool(ins.attrs.get("is_stable")) or current() is Semantics.STABLEHLO
 
 
 @impl(Opcode.SORT)
