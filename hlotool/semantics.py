@@ -4,7 +4,9 @@ StableHLO specification's (`stablehlo`, the default of `hlotool test`).
 They differ where XLA:CPU departs from the spec: XLA:CPU reads denormal f32/f64 inputs as
 zero and flushes denormal results (its FTZ/DAZ setting), the spec keeps them; and
 `reduce_precision` to a format without mantissa bits (e5m0) keeps a NaN on XLA:CPU but
-gives infinity in the spec (such a format has no NaN). The interpreter follows the
+gives infinity in the spec (such a format has no NaN); a sort without `is_stable` leaves
+ties in std::sort's order on XLA:CPU, in their original order here under the spec (which
+leaves it open). The interpreter follows the
 current setting; the CPU target always computes as XLA:CPU does.
 """
 

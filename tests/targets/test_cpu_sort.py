@@ -4,10 +4,12 @@ descending, stability, any sort dimension, and comparators without a key form.""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 
 from tests.targets.conftest import assert_same, run_both
+from tests.unstable_sorts import CASES, GENERAL_LT, Case, quicksort_killer, xla_run
 
 #: JAX's jnp.sort comparator after XLA's optimizations (-0 -> +0, NaN -> canonical NaN,
 #: then the total order on the bits), for an f32 key operand 0 of `k` operands.
@@ -235,3 +237,38 @@ ENTRY e {{
         x = np.random.default_rng(11).integers(-20, 20, (3, n), dtype=np.int32)
     x = x.astype(ty.replace("f", "float").replace("s", "int"))
     check(text, x)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_unstable_sort_orders_ties_as_xla_cpu(case: Case) -> None:
+    """Without is_stable the kernel replays std::sort (introsort.py): the interpreter's
+    result and XLA:CPU's, exact permutations included."""
+    args = case.arguments(seed=len(case.name))
+    got = check(case.text(), *args)
+    for g, w in zip(got, xla_run(case.text(), args), strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_unstable_sort_heap_sort_fallback() -> None:
+    """McIlroy's adversary input (with ties) runs the kernel's heap sort too."""
+    keys = (quicksort_killer(1500) // 2).astype(np.int32)
+    text = Case("killer", ("s32", "s32"), (1500,), 0, GENERAL_LT).text()
+    args = [keys, np.arange(1500, dtype=np.int32)]
+    got = check(text, *args)
+    np.testing.assert_array_equal(got[1], xla_run(text, args)[1])
+    key_text = text.replace(GENERAL_LT, "  ROOT c = pred[] compare(p0, p1), direction=LT")
+    np.testing.assert_array_equal(check(key_text, *args)[1], got[1])
+
+
+@pytest.mark.parametrize(("ty", "dtype"), [("bf16", ml_dtypes.bfloat16), ("f16", np.float16)])
+@pytest.mark.parametrize("compare", ["direction=LT", "direction=GT, type=TOTALORDER"])
+@pytest.mark.parametrize("n", [40, 300])
+def test_narrow_float_keys(ty: str, dtype: type, compare: str, n: int) -> None:
+    """f16 / bf16 keys are ordered on their bits (signed zeros, ties; NaNs in the total
+    order: a FLOAT `LT` with NaNs is no strict weak order), stably."""
+    x = special_f32((3, n), seed=7).astype(dtype)
+    if "TOTALORDER" not in compare:
+        x = np.where(np.isnan(x), dtype(2), x)
+    iota = np.broadcast_to(np.arange(n, dtype=np.int32), x.shape).copy()
+    body = f"  ROOT lt = pred[] compare(p0, p1), {compare}"
+    check(module([f"{ty}[3,{n}]", f"s32[3,{n}]"], 1, body), x, iota)

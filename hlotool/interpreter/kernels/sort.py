@@ -1,4 +1,4 @@
-"""sort (any comparator, stable) and topk.
+"""sort (any comparator) and topk.
 
 Two strategies, both vectorized:
 
@@ -11,6 +11,10 @@ Two strategies, both vectorized:
 * General path: a bottom-up stable merge sort whose merges are vectorized binary
   searches, so the comparator region runs on whole arrays of element pairs,
   O(log^2 n) times.
+
+Both give the stable order. A sort without `is_stable=true` under XLA:CPU semantics then
+orders the elements of each tie group as XLA:CPU's std::sort does (`introsort`), from the
+rows' tie ranks; rows without ties are already in that order.
 """
 
 from __future__ import annotations
@@ -20,10 +24,12 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from hlotool.interpreter.core import IMPLS, Evaluator, Unsupported, Value, impl
+from hlotool.interpreter.kernels.introsort import std_sort_permutation
 from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType
+from hlotool.semantics import Semantics, current
 
 _SIGN64 = np.uint64(1 << 63)
 #: goes_first(element index, other-run index, element is in the left run) -> bool array.
@@ -315,8 +321,9 @@ def _count_before(goes_first: _Decide, me: np.ndarray, start: np.ndarray, length
 
 
 def sort_permutation(ev: Evaluator, comp: Computation, operands: Sequence[np.ndarray],
-                     axis: int) -> np.ndarray:
-    """Indices along `axis` that stably sort the operands under the comparator `comp`."""
+                     axis: int, stable: bool = True) -> np.ndarray:
+    """Indices along `axis` that sort the operands under the comparator `comp`: stably,
+    or (`stable=False`) with ties in libstdc++ std::sort's order, as XLA:CPU leaves them."""
     moved = [np.moveaxis(np.asarray(op), axis, -1) for op in operands]
     shape = moved[0].shape
     if not shape or shape[-1] <= 1:
@@ -327,15 +334,47 @@ def sort_permutation(ev: Evaluator, comp: Computation, operands: Sequence[np.nda
             perm = np.argsort(keys[0], axis=-1, kind="stable")
         else:
             perm = np.lexsort(keys[::-1], axis=-1)
+        if not stable:
+            ordered = [np.take_along_axis(k, perm, axis=-1).reshape(-1, shape[-1]) for k in keys]
+            steps = np.any([k[:, 1:] != k[:, :-1] for k in ordered], axis=0)
+            perm = _unstable(perm.reshape(-1, shape[-1]), steps).reshape(shape)
     else:
         flat2d = [m.reshape(-1, shape[-1]) for m in moved]
-        perm = _merge_sort(ev, comp, flat2d).reshape(shape)
+        perm = _merge_sort(ev, comp, flat2d)
+        if not stable:
+            perm = _unstable(perm, _sorted_steps(ev, comp, flat2d, perm))
+        perm = perm.reshape(shape)
     return np.moveaxis(perm, -1, axis)
 
 
+def _sorted_steps(ev: Evaluator, comp: Computation, flat2d: list[np.ndarray],
+                  perm: np.ndarray) -> np.ndarray:
+    """Per row of the stable order, whether each element goes before the next one."""
+    rows, n = perm.shape
+    flat = [f.reshape(-1) for f in flat2d]
+    at = perm + (np.arange(rows, dtype=np.int64) * n)[:, None]
+    return _less(ev, comp, flat, at[:, :-1], at[:, 1:])
+
+
+def _unstable(perm: np.ndarray, steps: np.ndarray) -> np.ndarray:
+    """Rows of a stable permutation reordered as std::sort leaves them; `steps[r, j]`:
+    element j + 1 of row r's stable order goes strictly after element j."""
+    ties = ~steps.all(axis=1)
+    if not ties.any():
+        return perm
+    out = perm.copy()
+    sorted_ranks = np.concatenate(
+        [np.zeros((perm.shape[0], 1), np.int64), np.cumsum(steps, axis=1)], axis=1)
+    for r in np.flatnonzero(ties):
+        ranks = np.empty(perm.shape[1], np.int64)
+        ranks[perm[r]] = sorted_ranks[r]
+        out[r] = std_sort_permutation(ranks.tolist())
+    return out
+
+
 def sorted_operands(ev: Evaluator, comp: Computation, operands: Sequence[np.ndarray],
-                    axis: int) -> list[np.ndarray]:
-    perm = sort_permutation(ev, comp, operands, axis)
+                    axis: int, stable: bool = True) -> list[np.ndarray]:
+    perm = sort_permutation(ev, comp, operands, axis, stable)
     return [np.take_along_axis(np.asarray(op), perm, axis=axis) for op in operands]
 
 
@@ -347,12 +386,18 @@ def top_k_with_comparator(ev: Evaluator, comp: Computation, values: np.ndarray,
     return np.take_along_axis(values, perm, axis=-1), perm.astype(np.int32)
 
 
+def stable_order(ins: Instruction) -> bool:
+    """Whether ties keep their order: `is_stable=true`, or any sort under the StableHLO
+    semantics (which leaves the order of ties open); else std::sort's order (XLA:CPU)."""
+    return bool(ins.attrs.get("is_stable")) or current() is Semantics.STABLEHLO
+
+
 @impl(Opcode.SORT)
 def _sort(ev: Evaluator, ins: Instruction, ops: list[Value]) -> Value:
     axis = ins.attrs["dimensions"][0]
     if axis < 0:
         axis += ops[0].ndim
-    result = sorted_operands(ev, ins.attrs["to_apply"], ops, axis)
+    result = sorted_operands(ev, ins.attrs["to_apply"], ops, axis, stable_order(ins))
     return tuple(result) if ins.shape.is_tuple else result[0]
 
 

@@ -19,6 +19,11 @@ bit, because the kernel follows the interpreter's two strategies:
   permutation too, except where its merge puts two elements on one place (there numpy
   leaves uninitialized memory, which no kernel can reproduce).
 
+A sort without `is_stable=true` then reorders each row as XLA:CPU's std::sort leaves it:
+the stable order gives every element its tie rank (equal keys, or neither element less
+under the comparator, share one), and libstdc++'s introsort (`introsort.py`) sorts the
+(rank, index) pairs as the interpreter's `introsort` module does.
+
 Then every operand is gathered through the row's permutation into its output.
 XLA counterpart: XLA:CPU's sort thunk (`xla/backends/cpu/runtime/sort_thunk.cc`), which
 runs std::stable_sort (or std::sort) over the compiled comparator.
@@ -41,6 +46,7 @@ from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import PrimitiveType, Shape
+from hlotool.targets.cpu.kernels.introsort import std_sort_function
 from hlotool.targets.llvm import irutils as u
 from hlotool.targets.llvm.elemental import ElementalEmitter, Index, unsupported_reason
 
@@ -58,6 +64,8 @@ _RADIX = 256
 SELECT_MAX = 32
 #: Width in bytes of the row index stored with every key record.
 _INDEX_BYTES = 4
+#: Element types of sort operands (f16 and bf16 keys are ordered on their bits).
+SORT_TYPES = u.NATIVE_TYPES | u.NARROW_FLOATS
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +91,7 @@ class KeyTerm:
     @property
     def nan_breaks(self) -> bool:
         """A NaN among this term's key values sends the interpreter to its general path."""
-        return u.is_float(self.key_type) and self.compare_type != "TOTALORDER"
+        return _floating(self.key_type) and self.compare_type != "TOTALORDER"
 
 
 @dataclass(slots=True)
@@ -113,6 +121,8 @@ class SortPlan:
     keep: int
     #: TopK: the comparator's operand 1 is the s32 iota along the axis.
     iota: bool = False
+    #: Ties keep their order (`is_stable=true`, TopK); else std::sort's order (XLA:CPU).
+    stable: bool = True
 
     @property
     def inputs(self) -> list[Instruction]:
@@ -147,7 +157,13 @@ class SortPlan:
             size = 2 * _records(self.terms, n).buffer_bytes
             if n >= RADIX_MIN:
                 size += 4 * _RADIX * sum(t.bits // 8 for t in self.terms)
-        return max(size, 16 * n if self.general else 0)
+        size = max(size, 16 * n if self.general else 0)
+        return size if self.stable else size + 8 * n
+
+    @property
+    def tie_offset(self) -> int:
+        """Scratch offset of the unstable step's i32 rank and index arrays."""
+        return self.scratch_bytes - 8 * self.geometry[1]
 
     def emit(self, module: ir.Module, symbol: str, *, x86: bool) -> None:
         from hlotool.targets.cpu.kernels.loop import emit_entry
@@ -224,7 +240,7 @@ def plan_sort(ins: Instruction, name: str) -> tuple[SortPlan | None, str]:
     dims = ops[0].shape.dimensions if ops and ops[0].shape.is_array else None
     for o in ops:
         s = o.shape
-        if not s.is_array or s.is_dynamic or s.element_type not in u.NATIVE_TYPES or \
+        if not s.is_array or s.is_dynamic or s.element_type not in SORT_TYPES or \
                 s.dimensions != dims:
             return None, f"sort operand {s}"
     assert dims is not None
@@ -238,7 +254,8 @@ def plan_sort(ins: Instruction, name: str) -> tuple[SortPlan | None, str]:
     reason = unsupported_comparator(comp, len(ops))
     if reason:
         return None, reason
-    return SortPlan(name, ins, axis, _terms(comp), comp, dims[axis]), ""
+    return SortPlan(name, ins, axis, _terms(comp), comp, dims[axis],
+                    stable=bool(ins.attrs.get("is_stable"))), ""
 
 
 def plan_topk(ins: Instruction, name: str) -> tuple[SortPlan | None, str]:
@@ -301,7 +318,7 @@ def unsupported_comparator(comp: Computation, operands: int) -> str:
         if not f.shape.is_array or f.shape.rank != 0:
             return f"comparator {f.name}: not a scalar"
         if f.opcode is O.PARAMETER:
-            if f.shape.element_type not in u.NATIVE_TYPES:
+            if f.shape.element_type not in SORT_TYPES:
                 return f"comparator parameter {f.shape}"
             continue
         reason = unsupported_reason(f)
@@ -361,8 +378,8 @@ def ordered_key(b: ir.IRBuilder, v: ir.Value, term: KeyTerm) -> ir.Value:
     t = term.key_type
     if t is P.PRED:
         key = b.zext(v, u.I8)
-    elif u.is_float(t):
-        key = _float_key(b, v, zero_canonical=term.compare_type != "TOTALORDER")
+    elif _floating(t):
+        key = _float_key(b, v, t.bits, zero_canonical=term.compare_type != "TOTALORDER")
     elif u.is_signed(t) and term.compare_type != "UNSIGNED":
         key = b.xor(v, ir.Constant(v.type, 1 << (t.bits - 1)))
     else:
@@ -370,16 +387,28 @@ def ordered_key(b: ir.IRBuilder, v: ir.Value, term: KeyTerm) -> ir.Value:
     return b.not_(key) if term.descending else key
 
 
-def _float_key(b: ir.IRBuilder, v: ir.Value, *, zero_canonical: bool) -> ir.Value:
+def _floating(t: PrimitiveType) -> bool:
+    return u.is_float(t) or u.is_narrow(t)
+
+
+def _is_nan(b: ir.IRBuilder, v: ir.Value, t: PrimitiveType) -> ir.Value:
+    """Whether the float value v (bf16: its i16 bits) is NaN."""
+    if t is not P.BF16:
+        return b.fcmp_unordered("uno", v, v)
+    magnitude = b.and_(v, ir.Constant(u.I16, 0x7FFF))
+    return b.icmp_unsigned(">", magnitude, ir.Constant(u.I16, 0x7F80))
+
+
+def _float_key(b: ir.IRBuilder, v: ir.Value, bits: int, *, zero_canonical: bool) -> ir.Value:
     """XLA's TOTALORDER on the bits (negatives' magnitude flipped) with the sign flipped
     to an unsigned order; with `zero_canonical`, -0 is +0 (IEEE order, no NaN).
 
     -0 is replaced in key space: a bit test for +-0 on the float would be folded by LLVM
     into `fcmp oeq 0.0`, which under DAZ also holds for denormals (the interpreter's key
     path keeps denormals apart from zero)."""
-    ity = ir.IntType(32 if isinstance(v.type, ir.FloatType) else 64)
-    half = 1 << (ity.width - 1)
-    k = b.bitcast(v, ity)
+    ity = ir.IntType(bits)
+    half = 1 << (bits - 1)
+    k = v if v.type == ity else b.bitcast(v, ity)
     flipped = b.xor(k, ir.Constant(ity, half - 1))
     key = b.xor(b.select(b.icmp_signed("<", k, ir.Constant(ity, 0)), flipped, k),
                 ir.Constant(ity, half))
@@ -573,8 +602,7 @@ def _any_nan_key(b: ir.IRBuilder, plan: SortPlan, ops: Sequence[ir.Value],
         nan = ir.Constant(u.I1, 0)
         for fn, term in zip(keys, plan.terms, strict=True):
             if term.nan_breaks:
-                v = b.call(fn, vals)
-                nan = b.or_(nan, b.fcmp_unordered("uno", v, v))
+                nan = b.or_(nan, _is_nan(b, b.call(fn, vals), term.key_type))
         b.store(b.or_(b.load(found, typ=u.I1), nan), found)
     return b.load(found, typ=u.I1)
 
@@ -606,9 +634,18 @@ def _key_row_function(module: ir.Module, plan: SortPlan, symbol: str) -> ir.Func
             rec.store(b, a, j, record(j))
         if n >= RADIX_MIN:
             hist = b.gep(row.scratch, [u.i64(2 * rec.buffer_bytes)], source_etype=u.I8)
-            index = rec.fields(b, _radix_sort(b, rec, row.scratch, tmp_base, hist, n))[-1]
+            done = rec.fields(b, _radix_sort(b, rec, row.scratch, tmp_base, hist, n))
         else:
-            index = _merge_sort(b, rec, a, tmp, n, symbol)[-1]
+            done = _merge_sort(b, rec, a, tmp, n, symbol)
+        index = done[-1]
+        if not plan.stable and n > 1:
+            nkeys = len(rec.types) - 1
+
+            def after(j: ir.Value) -> ir.Value:
+                prev = rec.load(b, done, b.sub(j, u.i64(1)))[:nkeys]
+                return _lex_less(b, prev, rec.load(b, done, j)[:nkeys])
+
+            index = _std_sort_order(b, plan, row, symbol, index, u.I32, after)
     _gather(b, plan, row,
             lambda j: b.zext(b.load(b.gep(index, [j], source_etype=u.I32), typ=u.I32), u.I64))
     b.ret_void()
@@ -822,7 +859,21 @@ def _general_row_function(module: ir.Module, plan: SortPlan, symbol: str) -> ir.
         _binary_merge_pass(b, plan, row, less, perm[src], perm[1 - src], width)
         src, width = 1 - src, width * 2
     final = perm[src]
-    _gather(b, plan, row, lambda j: b.load(b.gep(final, [j], source_etype=u.I64), typ=u.I64))
+
+    def at(j: ir.Value) -> ir.Value:
+        return b.load(b.gep(final, [j], source_etype=u.I64), typ=u.I64)
+
+    if plan.stable or n < 2:
+        _gather(b, plan, row, at)
+    else:
+        def after(j: ir.Value) -> ir.Value:
+            lhs = _row_values(b, plan, row, at(b.sub(j, u.i64(1))))
+            rhs = _row_values(b, plan, row, at(j))
+            return b.call(less, [v for pair in zip(lhs, rhs, strict=True) for v in pair])
+
+        index = _std_sort_order(b, plan, row, symbol, final, u.I64, after)
+        _gather(b, plan, row,
+                lambda j: b.zext(b.load(b.gep(index, [j], source_etype=u.I32), typ=u.I32), u.I64))
     b.ret_void()
     return fn
 
@@ -866,3 +917,30 @@ def _binary_merge_pass(b: ir.IRBuilder, plan: SortPlan, row: _Row, less: ir.Func
         dest = b.add(b.add(left_start, b.sub(p, own_start)), before)
         moved = b.load(b.gep(src, [p], source_etype=u.I64), typ=u.I64)
         b.store(moved, b.gep(dst, [dest], source_etype=u.I64))
+
+
+def _std_sort_order(b: ir.IRBuilder, plan: SortPlan, row: _Row, symbol: str, order: ir.Value,
+                    width: ir.IntType, after: Callable[[ir.Value], ir.Value]) -> ir.Value:
+    """The i32 index array of the row in std::sort's order, from the stable order `order`
+    (indices of type `width`); `after(j)`: element j of it goes strictly after j - 1."""
+    n = plan.geometry[1]
+    rank = b.gep(row.scratch, [u.i64(plan.tie_offset)], source_etype=u.I8)
+    index = b.gep(rank, [u.i64(4 * n)], source_etype=u.I8)
+
+    def place(j: ir.Value) -> ir.Value:
+        v = b.load(b.gep(order, [j], source_etype=width), typ=width)
+        return v if width is u.I64 else b.zext(v, u.I64)
+
+    zero = ir.Constant(u.I32, 0)
+    b.store(zero, b.gep(rank, [place(u.i64(0))], source_etype=u.I32))
+    current = _entry_alloca(b, u.I32)
+    b.store(zero, current)
+    with u.for_range(b, n - 1, name="tie") as q:
+        j = b.add(q, u.i64(1))
+        r = b.add(b.load(current, typ=u.I32), b.zext(after(j), u.I32))
+        b.store(r, current)
+        b.store(r, b.gep(rank, [place(j)], source_etype=u.I32))
+    with u.for_range(b, n, name="idx") as j:
+        b.store(b.trunc(j, u.I32), b.gep(index, [j], source_etype=u.I32))
+    b.call(std_sort_function(b.module, symbol), [rank, index, u.i64(n)])
+    return index
