@@ -35,8 +35,9 @@ folds the first tree level with one vector lane per window: each window row of L
 32 elements is loaded as vectors and transposed in registers (vector j = element j of
 every window), so each lane adds its window's elements in order; the level's values go
 to a scratch buffer (split across the threads by groups of windows, also for a full
-reduction to a scalar), and the rest of the tree folds them as above
-(reduce-sum of 2048x4096 f32: one pass at the memory's read speed, bit-identical).
+reduction to a scalar), and the rest of the tree folds them as above (bit-identical).
+LANES is 16 f32 windows on AVX-512 hosts and 8 on AVX2 hosts, where one call folds up to
+four vectors side by side (four accumulator chains in flight) and reads its rows whole.
 
 **Speed.** A row reduction (one reduced dimension, the contiguous one) folds 8 adjacent
 windows of 32 at once: 8 independent accumulator chains, each in its own exact order,
@@ -264,8 +265,42 @@ def is_row_reduction(plan: ReducePlan) -> bool:
         dims[-1] > TREE_WINDOW and bool(fold_levels(red)) and not lane_folded(plan)
 
 
-#: Windows of the first tree level folded side by side in one vector, per element type.
-LANES = {P.F32: 16, P.F64: 8}
+def _host_lanes() -> dict[PrimitiveType, int]:
+    """Windows of the first tree level folded side by side in one vector, per element
+    type: a 512-bit vector on AVX-512 hosts, a 256-bit one elsewhere (a 16x16 transpose
+    spills on AVX2's 16 registers of 256 bits). Every window folds in the same order
+    either way, so the results are the same bits."""
+    wide = "+avx512f" in llvm.get_host_cpu_features().flatten().split(",")
+    return {P.F32: 16, P.F64: 8} if wide else {P.F32: 8, P.F64: 4}
+
+
+LANES = _host_lanes()
+#: Vectors of LANES windows one lane-fold call folds side by side (`GROUPS`, most first):
+#: each vector's accumulator is one chain of dependent adds, so on AVX2 (adds of 3-4
+#: cycles' latency, two vectors a cycle) four chains in flight fold 2.2x the elements of
+#: one; on AVX-512 the 16x16 transposes' shuffles already bound the fold.
+GROUPS = (1,) if LANES[P.F32] == 16 else (4, 2, 1)
+
+
+def lane_group(t: PrimitiveType, windows: int) -> int:
+    """Vectors folded side by side for `windows` windows of the last reduced dim (a
+    multiple of LANES[t]): the largest of GROUPS that divides them."""
+    return next(g for g in GROUPS if windows % (LANES[t] * g) == 0)
+
+
+#: Units of the vector first level below which its rows are cut into column blocks, so
+#: that the threads have parts to share.
+WHOLE_ROW_UNITS = 8
+
+
+def unit_windows(t: PrimitiveType, counts: Sequence[int], outputs: int) -> int:
+    """Windows of the last reduced dim one unit of the vector first level folds, given
+    each reduced dim's window count and the output elements: all of them when other
+    reduced dims have windows and that leaves WHOLE_ROW_UNITS units (one lane-fold call
+    then reads its rows whole, in memory order: 2x the bandwidth of reading them in
+    column blocks on a 2-core EPYC), else LANES times the group."""
+    whole = len(counts) > 1 and outputs * math.prod(counts[:-1]) >= WHOLE_ROW_UNITS
+    return counts[-1] if whole else LANES[t] * lane_group(t, counts[-1])
 
 
 def lane_folded(plan: ReducePlan) -> bool:
@@ -455,7 +490,7 @@ def is_column_reduction(plan: ReducePlan) -> bool:
 
 def _emit_lane_kernel(module: ir.Module, plan: ReducePlan, symbol: str, x86: bool) -> None:
     """`symbol` in two parallel steps: the first tree level with vectors into the scratch
-    buffer (split over groups of LANES windows), then the rest of the tree from it
+    buffer (split over units of windows, `unit_windows`), then the rest of the tree from it
     (split over output elements, `_LevelOneEmitter`)."""
     red = plan.reduce
     sources = plan.inputs + [c for c, _ in plan.constants]
@@ -463,7 +498,7 @@ def _emit_lane_kernel(module: ir.Module, plan: ReducePlan, symbol: str, x86: boo
     src = red.operand(0).shape.dimensions
     outputs = math.prod(src[:len(src) - len(red.attrs["dimensions"])])
     counts = [d[3] for d in fold_levels(red)[0].dims]
-    units = outputs * math.prod(counts) // LANES[red.shape.element_type]
+    units = outputs * math.prod(counts) // unit_windows(red.shape.element_type, counts, outputs)
     work = _work(red, sources)
     first = parallel.body_function(module, f"{symbol}.l1", n_args)
     _emit_lane_level(first, plan)
@@ -476,9 +511,9 @@ def _emit_lane_kernel(module: ir.Module, plan: ReducePlan, symbol: str, x86: boo
 
 
 def _emit_lane_level(fn: ir.Function, plan: ReducePlan) -> None:
-    """The body of the first tree level over units [begin, end): a unit is LANES
-    adjacent windows of the last reduced dim at one position of the other reduced
-    dims' windows and one output element (`_LaneFolder.unit`)."""
+    """The body of the first tree level over units [begin, end): a unit is adjacent
+    windows of the last reduced dim (`unit_windows`) at one position of the other
+    reduced dims' windows and one output element (`_LaneFolder.unit`)."""
     red = plan.reduce
     sources = plan.inputs + [c for c, _ in plan.constants]
     inputs = {id(i): Input(a, i.shape) for i, a in zip(sources, fn.args, strict=False)}
@@ -487,9 +522,9 @@ def _emit_lane_level(fn: ir.Function, plan: ReducePlan) -> None:
     init = ElementalEmitter(b, inputs).value(red.operand(1), ())
     if adds_init_once(red):  # the init enters once, at the tree's root (XLA:CPU's YNNPACK)
         init = ir.Constant(u.value_type(red.shape.element_type), -0.0)
-    folder = _LaneFolder(b, red, init)
     src = red.operand(0).shape.dimensions
     outputs = math.prod(src[:len(src) - len(red.attrs["dimensions"])])
+    folder = _LaneFolder(b, red, init, outputs)
     with u.for_range(b, b.sub(end, begin), name="unit") as i:
         unit = b.add(begin, i, flags=["nsw", "nuw"])
         index = list(delinearize(b, [outputs, *folder.units], unit))
@@ -521,23 +556,29 @@ class _LaneFolder:
     """Emits the vector first tree level of a reduce (see `lane_folded`): per unit, calls
     of the runtime's lane fold (`lane_runtime`) over the window rows."""
 
-    def __init__(self, b: ir.IRBuilder, red: Instruction, init: ir.Value) -> None:
+    def __init__(self, b: ir.IRBuilder, red: Instruction, init: ir.Value,
+                 outputs: int) -> None:
+        """`outputs`: the output elements whose units are split over threads (1 for a
+        row kernel's one row)."""
         self.b, self.red = b, red
         t = red.shape.element_type
-        self.lanes = LANES[t]
+        self.level = fold_levels(red)[0].dims
+        counts = [d[3] for d in self.level]
+        group = lane_group(t, counts[-1])
+        #: Windows one unit folds: `blocks` blocks of `group` vectors of LANES windows.
+        self.lanes = unit_windows(t, counts, outputs)
+        self.blocks = self.lanes // (LANES[t] * group)
         self.ety = u.value_type(t)
-        self.vty = ir.VectorType(self.ety, self.lanes)
+        self.vty = ir.VectorType(self.ety, LANES[t])
         zero = ir.Constant(self.vty, None)
         self.splat = b.shuffle_vector(b.insert_element(zero, init, u.i64(0)), zero,
-                                      ir.Constant(ir.VectorType(u.I32, self.lanes), None))
-        name = lane_symbol(t, reducer_op(red))
+                                      ir.Constant(ir.VectorType(u.I32, LANES[t]), None))
+        name = lane_symbol(t, reducer_op(red), group)
         self.fold = b.module.globals.get(name) or ir.Function(b.module, _LANE_FOLD, name=name)
         src = red.operand(0).shape.dimensions
         reduced = [src[d] for d in sorted(red.attrs["dimensions"])]
         self.strides = [math.prod(reduced[k + 1:]) for k in range(len(reduced))]
         self.per_output = math.prod(reduced)
-        self.level = fold_levels(red)[0].dims
-        counts = [d[3] for d in self.level]
         #: Units per output element: level-1 positions of the other reduced dims x groups.
         self.units = [*counts[:-1], counts[-1] // self.lanes]
         #: Level-1 values per output element.
@@ -552,19 +593,23 @@ class _LaneFolder:
 
     def unit(self, src: ir.Value, base: ir.Value, index: list[ir.Value], level1: ir.Value,
              first: ir.Value) -> None:
-        """Fold the LANES windows at `index` (level-1 positions of the other reduced
+        """Fold the unit's windows at `index` (level-1 positions of the other reduced
         dims, then the group) of the output element whose elements start at `base`,
         into `level1` + `first` + their positions (which start as the init value)."""
         b, lanes = self.b, self.lanes
         pos, g = index[:-1], index[-1]
         slot = b.add(first, b.mul(linear_index(b, self.units, tuple(index)), u.i64(lanes)))
         acc = b.gep(level1, [slot], source_etype=self.ety, inbounds=True)
-        b.store(self.splat, acc, align=4)
+        width = self.vty.count
+        with u.for_range(b, u.i64(lanes // width), name="init") as v:
+            at_v = b.gep(acc, [b.mul(v, u.i64(width))], source_etype=self.ety, inbounds=True)
+            b.store(self.splat, at_v, align=4)
+        blocks = u.i64(self.blocks)
 
         def rows(k: int, at: ir.Value) -> None:
             if not pos:
                 b.call(self.fold, [b.gep(src, [at], source_etype=self.ety), u.i64(0),
-                                   u.i64(1), acc])
+                                   u.i64(1), acc, blocks])
                 return
             n, w, pad, _ = self.level[k]
             start = b.sub(b.mul(pos[k], u.i64(w)), u.i64(pad))
@@ -574,7 +619,7 @@ class _LaneFolder:
             first_row = b.add(at, b.mul(lo, u.i64(self.strides[k])))
             if k == len(pos) - 1:
                 b.call(self.fold, [b.gep(src, [first_row], source_etype=self.ety),
-                                   u.i64(self.strides[k]), b.sub(hi, lo), acc])
+                                   u.i64(self.strides[k]), b.sub(hi, lo), acc, blocks])
                 return
             with u.for_range(b, b.sub(hi, lo), name=f"w{k}") as j:
                 rows(k + 1, b.add(first_row, b.mul(j, u.i64(self.strides[k]))))
@@ -582,15 +627,18 @@ class _LaneFolder:
         rows(0, b.add(base, b.mul(g, u.i64(lanes * TREE_WINDOW))))
 
 
-#: `void fold(ptr src, i64 stride, i64 rows, ptr acc)`: the LANES accumulators at acc
-#: (one per window) fold `rows` window rows, row r being the LANES * 32 elements at
-#: src + r * stride (window q: elements q * 32 .. q * 32 + 31), each window in order.
-_LANE_FOLD = ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64, u.PTR])
+#: `void fold(ptr src, i64 stride, i64 rows, ptr acc, i64 blocks)`: the blocks * G * LANES
+#: accumulators at acc (one per window) fold `rows` window rows, row r being the blocks *
+#: G * LANES * 32 elements at src + r * stride (window q: elements q * 32 .. q * 32 + 31),
+#: each window in order; rows are read whole, one after the other.
+_LANE_FOLD = ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64, u.PTR, u.I64])
 
 
-def lane_symbol(t: PrimitiveType, op: Opcode | None) -> str:
-    """The runtime lane fold of element type `t` and reducer `op` (add or multiply)."""
-    return f"hlotool_lane_fold_{'f32' if t is P.F32 else 'f64'}_{'add' if op is O.ADD else 'mul'}"
+def lane_symbol(t: PrimitiveType, op: Opcode | None, group: int) -> str:
+    """The runtime lane fold of element type `t`, reducer `op` (add or multiply) and
+    `group` vectors of windows."""
+    kind = f"{'f32' if t is P.F32 else 'f64'}_{'add' if op is O.ADD else 'mul'}"
+    return f"hlotool_lane_fold_{kind}" + (f"_x{group}" if group > 1 else "")
 
 
 @functools.cache
@@ -601,45 +649,54 @@ def lane_runtime(t: PrimitiveType) -> object:
     cost LLVM ~50-100 ms to compile, so kernels call it, as conv's microkernels."""
     from hlotool.targets.cpu.cache import runtime_library
 
-    names = [(lane_symbol(t, op), op) for op in (O.ADD, O.MULTIPLY)]
+    names = [(lane_symbol(t, op, g), op, g) for op in (O.ADD, O.MULTIPLY) for g in GROUPS]
 
     def text() -> str:
         module = ir.Module(name="hlotool_lane_fold")
-        for name, op in names:
-            _emit_lane_fold(module, name, t, op)
+        for name, op, group in names:
+            _emit_lane_fold(module, name, t, op, group)
         return str(module)
 
     library = runtime_library(f"lane_fold_{t.name}", text, Pipeline.LEAN)
-    for name, _ in names:
+    for name, _, _ in names:
         llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
     return library  # kept alive for the life of the process
 
 
-def _emit_lane_fold(module: ir.Module, name: str, t: PrimitiveType, op: Opcode) -> None:
-    """The runtime lane fold (`_LANE_FOLD`): per row, the segment loaded as vectors and
-    transposed in registers so that vector j holds element j of every window, then
-    added (multiplied) into the accumulators in order."""
+def _emit_lane_fold(module: ir.Module, name: str, t: PrimitiveType, op: Opcode,
+                    group: int) -> None:
+    """The runtime lane fold (`_LANE_FOLD`): per row and block, each of `group` segments
+    loaded as vectors and transposed in registers so that vector j holds element j of
+    each of its windows, then added (multiplied) into its accumulators in order; the
+    segments' chains interleave."""
     fn = ir.Function(module, _LANE_FOLD, name=name)
     fn.attributes.add("nounwind")
-    src, stride, count, accp = fn.args
+    src, stride, count, accp, blocks = fn.args
     lanes = LANES[t]
     ety = u.value_type(t)
     vty = ir.VectorType(ety, lanes)
     per_window = TREE_WINDOW // lanes
+    block = group * lanes
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    acc = b.alloca(vty, name="acc")
-    b.store(b.load(accp, typ=vty, align=4), acc)
     combine = b.fadd if op is O.ADD else b.fmul
     with u.for_range(b, count, name="row") as r:
         row = b.gep(src, [b.mul(r, stride)], source_etype=ety)
-        vectors = [b.load(b.gep(row, [u.i64(k * lanes)], source_etype=ety), typ=vty, align=4)
-                   for k in range(lanes * per_window)]
-        value = b.load(acc, typ=vty)
-        for part in range(per_window):
-            for v in _transpose(b, [vectors[q * per_window + part] for q in range(lanes)]):
-                value = combine(value, v)
-        b.store(value, acc)
-    b.store(b.load(acc, typ=vty), accp, align=4)
+        with u.for_range(b, blocks, name="block") as k:
+            seg = b.gep(row, [b.mul(k, u.i64(block * TREE_WINDOW))], source_etype=ety)
+            at = [b.gep(accp, [b.add(b.mul(k, u.i64(block)), u.i64(g * lanes))],
+                        source_etype=ety) for g in range(group)]
+            vectors = [[b.load(b.gep(seg, [u.i64((g * lanes * per_window + j) * lanes)],
+                                     source_etype=ety), typ=vty, align=4)
+                        for j in range(lanes * per_window)] for g in range(group)]
+            values = [b.load(a, typ=vty, align=4) for a in at]
+            for part in range(per_window):
+                columns = [_transpose(b, [vectors[g][q * per_window + part]
+                                          for q in range(lanes)]) for g in range(group)]
+                for j in range(lanes):
+                    for g in range(group):
+                        values[g] = combine(values[g], columns[g][j])
+            for g in range(group):
+                b.store(values[g], at[g], align=4)
     b.ret_void()
 
 
@@ -932,7 +989,7 @@ def row_reduce_emitter(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: I
     if not lanes or not isinstance(r, _LevelOneEmitter):
         return r
     assert source is not None
-    folder = _LaneFolder(b, red, r.start(1))
+    folder = _LaneFolder(b, red, r.start(1), 1)
     with b.goto_block(entry):
         level1 = u.stack_buffer(b, r.ty, folder.positions, "lanes", align=64)
     base = u.i64(0) if source.skip else \
