@@ -24,6 +24,7 @@ from hlotool.targets.llvm import irutils as u
 from hlotool.targets.cpu.jit import Pipeline, host
 from hlotool.targets.cpu.kernel_key import kernel_key
 from hlotool.targets.llvm.elemental import is_fusable_product, unsupported_reason
+from hlotool.targets.cpu.kernels.control import plan_control, plan_control_flow
 from hlotool.targets.cpu.kernels.conv import ConvPlan, plan_convolution
 from hlotool.targets.cpu.kernels.dot import DotPlan, unsupported_dot
 from hlotool.targets.cpu.kernels.indexing import UpdatePlan, has_own_plan, plan_update
@@ -120,8 +121,6 @@ def plan_module(module: Module) -> CompiledPlan:
     The body of a fusion that gets no kernel runs instruction by instruction on the
     interpreter, so its instructions are planned too (e.g. the elementwise prologue of
     a reduction fusion runs natively while the reduce itself falls back)."""
-    from hlotool.targets.cpu.kernels.control import plan_control_flow
-
     out = CompiledPlan()
     pending = sequential_computations(module)
     control, owned = plan_control_flow(pending)
@@ -185,8 +184,6 @@ def plan_instruction(ins: Instruction, name: str) -> tuple[KernelPlan | None, st
     if ins.opcode is O.CONVOLUTION:
         return plan_convolution(ins, name)
     if ins.opcode in (O.WHILE, O.CONDITIONAL):
-        from hlotool.targets.cpu.kernels.control import plan_control
-
         return plan_control(ins, name)
     if ins.opcode is O.REDUCE:
         return _plan_reduce(ins, name)
