@@ -139,8 +139,6 @@ def check(label: str, text: str,
         return False, f"parse: {exc}", None
     if label in NOT_REPRODUCED:
         return True, f"parsed (not run: {NOT_REPRODUCED[label]})", None
-    if any(not p.shape.is_array for p in module.entry.parameters):
-        return True, "parsed (not runnable: tuple or token parameters)", None
     devices = module.config.replica_count * module.config.num_partitions
     if devices > 1:
         return True, (f"parsed (not run: written for {devices} devices; the XLA:CPU "
@@ -151,6 +149,10 @@ def check(label: str, text: str,
                        "whose values the file leaves out)"), None
     if any(i.opcode is Opcode.RNG for c in reachable(module) for i in c.instructions):
         return True, "parsed (not run: rng draws values that are each backend's own)", None
+    if any(i.opcode is Opcode.INFEED for c in reachable(module) for i in c.instructions):
+        return True, "parsed (not run: infeed reads values the host feeds it)", None
+    if any(not p.shape.is_array for p in module.entry.parameters):
+        return True, "parsed (not runnable: tuple or token parameters)", None
     if module.entry.root.shape.is_dynamic:
         return True, ("parsed (not run: dynamic output dimensions, which XLA:CPU returns "
                       "padded to their bounds)"), None
