@@ -48,8 +48,8 @@ class Oracle:
     The reference outputs are computed once, on first use. When the interpreter cannot
     run the reference, `available` is False and only the verifier is checked."""
 
-    def __init__(self, reference: Module, *, seed: int = 0, rtol: float = 1e-5,
-                 atol: float = 1e-6) -> None:
+    def __init__(self, reference: Module, *, seed: int = 0, rtol: float | None = None,
+                 atol: float | None = None) -> None:
         self.reference = reference
         self.seed = seed
         self.rtol = rtol
@@ -221,7 +221,7 @@ class BisectResult:
         return "\n".join(header) + "\n" + print_module(self.before)
 
 
-def bisect(module: Module, passes: Sequence[Pass], *, rtol: float = 1e-5, atol: float = 1e-6,
+def bisect(module: Module, passes: Sequence[Pass], *, rtol: float | None = None, atol: float | None = None,
            seed: int = 0, progress: Progress | None = None) -> BisectResult:
     """Binary search for the first pass in `passes` after which `module` (left
     unchanged) fails the verifier, stops interpreting, or diverges numerically."""

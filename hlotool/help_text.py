@@ -8,8 +8,9 @@ from __future__ import annotations
 SHARED_OPTIONS: dict[str, str] = {
     "--format": "output format: text for people, json for scripts (errors too)",
     "--target": "where the module runs or compiles",
-    "--rtol": "relative tolerance: |got-want| <= atol + rtol*|want| passes",
-    "--atol": "absolute tolerance",
+    "--rtol": "relative tolerance: |got-want| <= atol + rtol*|want| passes (default 1e-5; "
+              "2 ulps, 2*eps, for bf16/f16/f8 outputs)",
+    "--atol": "absolute tolerance (default 1e-6; 2*eps for bf16/f16/f8 outputs)",
 }
 
 _EXIT = {

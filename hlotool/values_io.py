@@ -231,15 +231,48 @@ def relative_error(err: np.ndarray, magnitude: np.ndarray, rtol: float, atol: fl
         return np.where(err == 0, 0.0, err / magnitude)
 
 
+#: Tolerances of 32- and 64-bit float outputs when none are given.
+RTOL, ATOL = 1e-5, 1e-6
+
+
+def default_tolerance(dtype: np.dtype) -> tuple[float, float]:
+    """(rtol, atol) for an output of `dtype` when none are given: RTOL/ATOL, and 2 * eps
+    as both for floats narrower than 32 bits (bf16 0.0156, f16 0.00195: 2 to 4 units in
+    the last place, by where a value lies in its binade), whose values round to a
+    neighbour when f32 sums added in another order straddle a rounding boundary."""
+    import ml_dtypes
+
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "fV" or dtype.itemsize >= 4:
+        return RTOL, ATOL
+    try:
+        eps = 2 * float(ml_dtypes.finfo(dtype).eps)
+    except ValueError:  # int4/uint4: compared exactly
+        return RTOL, ATOL
+    return eps, eps
+
+
+def tolerance_text(rtol: float | None, atol: float | None) -> str:
+    """How a report names the tolerances it used."""
+    if rtol is None and atol is None:
+        return f"rtol={RTOL:g} atol={ATOL:g} (2 ulps for bf16/f16/f8)"
+    return f"rtol={RTOL if rtol is None else rtol:g} atol={ATOL if atol is None else atol:g}"
+
+
 def compare_outputs(got: dict[str, np.ndarray], want: dict[str, np.ndarray],
-                    rtol: float, atol: float) -> list[OutputDiff]:
-    """Per output: exact for integers and booleans, allclose for floats (NaNs must match)."""
+                    rtol: float | None, atol: float | None) -> list[OutputDiff]:
+    """Per output: exact for integers and booleans, allclose for floats (NaNs must match);
+    a tolerance given as None is the output type's `default_tolerance`."""
     diffs = []
     for key in sorted(set(got) | set(want), key=lambda k: (len(k), k)):
         if key not in got or key not in want:
             diffs.append(OutputDiff(key, False, "missing from " + ("outputs" if key not in got else "expected")))
             continue
-        diffs.append(_compare_one(key, np.asarray(got[key]), np.asarray(want[key]), rtol, atol))
+        w = np.asarray(want[key])
+        default = default_tolerance(w.dtype)
+        diffs.append(_compare_one(key, np.asarray(got[key]), w,
+                                  default[0] if rtol is None else rtol,
+                                  default[1] if atol is None else atol))
     return diffs
 
 

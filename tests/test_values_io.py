@@ -76,3 +76,49 @@ def test_a_non_ascii_letter_is_a_positioned_error(tmp_path: Path, text: str,
         assert main([command, str(bad)]) == 2
         err = capsys.readouterr().err
         assert err.startswith(f"{bad}:") and "unexpected character 'é'" in err
+
+
+def _one_ulp_up(values: np.ndarray) -> np.ndarray:
+    """Each value's next representable neighbour away from zero, in its own type."""
+    bits = values.view(np.uint16 if values.dtype.itemsize == 2 else np.uint32)
+    return (bits + 1).view(values.dtype)
+
+
+@pytest.mark.parametrize("dtype", [ml_dtypes.bfloat16, np.float16])
+def test_narrow_floats_default_to_two_ulps(dtype: type) -> None:
+    want = np.array([0.1, 1.0, 1.99, -3.5, 100.0], dtype)
+    got = _one_ulp_up(want)
+    assert all(d.ok for d in values_io.compare_outputs({"out0": got}, {"out0": want}, None, None))
+    assert not values_io.compare_outputs({"out0": got}, {"out0": want}, 1e-5, 1e-6)[0].ok
+    powers = np.array([1.0, -4.0, 2.0], dtype)  # an ulp is eps * |value| at a binade's bottom
+    five_off = powers
+    for _ in range(5):
+        five_off = _one_ulp_up(five_off)
+    diff = values_io.compare_outputs({"out0": five_off}, {"out0": powers}, None, None)[0]
+    assert not diff.ok and diff.mismatched == 3
+
+
+def test_f32_and_integer_defaults_are_unchanged() -> None:
+    want = np.array([0.1, 1.0, -3.5], np.float32)
+    assert values_io.default_tolerance(want.dtype) == (1e-5, 1e-6)
+    assert not values_io.compare_outputs({"o": want * np.float32(1.0001)}, {"o": want},
+                                         None, None)[0].ok
+    ints = np.array([1, 2], ml_dtypes.int4)
+    assert values_io.default_tolerance(ints.dtype) == (1e-5, 1e-6)
+    assert not values_io.compare_outputs({"o": np.array([1, 3], ml_dtypes.int4)}, {"o": ints},
+                                         None, None)[0].ok
+
+
+def test_run_expect_on_a_bf16_module_takes_one_ulp(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    hlo = tmp_path / "m.hlo"
+    hlo.write_text("HloModule m\nENTRY e {\n  a = bf16[5] parameter(0)\n"
+                   "  ROOT r = bf16[5] add(a, a)\n}\n")
+    x = np.array([0.1, 1.0, 1.99, -3.5, 100.0], ml_dtypes.bfloat16)
+    values_io.save_npz(tmp_path / "in.npz", {"arg0": x})
+    values_io.save_npz(tmp_path / "exp.npz", {"out0": _one_ulp_up(x + x)})
+    base = ["run", str(hlo), "--target", "interp", "--inputs", str(tmp_path / "in.npz"),
+            "--expect", str(tmp_path / "exp.npz")]
+    assert main(base) == 0
+    assert main([*base, "--rtol", "1e-5"]) == 1
+    assert "MISMATCH" in capsys.readouterr().out

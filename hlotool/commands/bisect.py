@@ -31,14 +31,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_timeout(p, "the bisection")
     p.add_argument("--pipeline", help="a named pipeline: default, cpu, gpu, tpu (default: default)")
     p.add_argument("--passes", help="bisect these passes instead: a,b{option=value},c")
-    p.add_argument("--rtol", type=float, default=1e-5)
-    p.add_argument("--atol", type=float, default=1e-6)
+    p.add_argument("--rtol", type=float, default=None)
+    p.add_argument("--atol", type=float, default=None)
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     p.add_argument("-o", "--output", default="reproducer.hlo",
                    help="where to write the reproducer (default: reproducer.hlo)")
 
 
 def run(args: argparse.Namespace) -> int:
+    from hlotool import values_io
     from hlotool.bisect import bisect, expand, write_reproducer
     from hlotool.commands.opt import resolve
 
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     if not result.found:
         checked = ("the verifier" if result.note else
                    f"the verifier and numerics against the unoptimized module on 1 seeded "
-                   f"input set (--seed {args.seed}), rtol={args.rtol:g} atol={args.atol:g}")
+                   f"input set (--seed {args.seed}), {values_io.tolerance_text(args.rtol, args.atol)}")
         print(f"no bad pass among {result.total} passes (checked {checked}; "
               f"{result.checks} bisection checks)")
         return EXIT_OK
@@ -90,7 +91,7 @@ def compare_xla(args: argparse.Namespace, before: Module) -> bool | None:
     ok = all(d.ok for d in diffs)
     verdict = "agrees with" if ok else "DISAGREES with"
     print(f"XLA's after-optimizations module ({Path(path).name}) {verdict} the before module "
-          f"on {where}, rtol={args.rtol:g} atol={args.atol:g}")
+          f"on {where}, {values_io.tolerance_text(args.rtol, args.atol)}")
     print_comparison([d.as_json() for d in diffs], "the before module")
     if not ok:
         print("XLA's own optimized module computes different numbers (not a hlotool pass); "

@@ -22,8 +22,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     which = p.add_mutually_exclusive_group()
     which.add_argument("--pipeline", help="a named pipeline: default, cpu, gpu, tpu (default: default)")
     which.add_argument("--passes", help="step through these passes instead: a,b{option=value},c")
-    p.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance of numeric checks")
-    p.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance of numeric checks")
+    p.add_argument("--rtol", type=float, default=None)
+    p.add_argument("--atol", type=float, default=None)
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     p.add_argument("--check-each", action="store_true",
                    help="run the numeric check after every step")

@@ -38,9 +38,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seed of the random inputs used without --inputs (default: 0)")
     p.add_argument("--expect", metavar="EXP.npz",
                    help="expected outputs out0, out1, ...; exit 1 when they differ")
-    p.add_argument("--rtol", type=float, default=1e-5,
-                   help="relative tolerance: |got-want| <= atol + rtol*|want| passes")
-    p.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance")
+    p.add_argument("--rtol", type=float, default=None)
+    p.add_argument("--atol", type=float, default=None)
     p.add_argument("--reference", choices=("xla",), help="also run on XLA:CPU (needs jax) and compare")
     p.add_argument("--pipeline", help="run this pass pipeline before executing")
     p.add_argument("--passes", help="run these passes (a,b{opt=v},c) before executing")

@@ -30,8 +30,8 @@ class DebugOptions:
     source_name: str = "module"
     #: Where `e`, `E`, `g`, `G` and `b` write files.
     export_dir: Path = field(default_factory=Path.cwd)
-    rtol: float = 1e-5
-    atol: float = 1e-6
+    rtol: float | None = None
+    atol: float | None = None
     seed: int = 0
     #: Run the numeric check after every step.
     check_each: bool = False

@@ -139,8 +139,8 @@ def make_node(module: Module, **kwargs: object) -> Node:
 class Session:
     """The history tree of one debugging session and its head."""
 
-    def __init__(self, module: Module, plan: Sequence[Pass] = (), *, rtol: float = 1e-5,
-                 atol: float = 1e-6, seed: int = 0, reference: Module | None = None,
+    def __init__(self, module: Module, plan: Sequence[Pass] = (), *, rtol: float | None = None,
+                 atol: float | None = None, seed: int = 0, reference: Module | None = None,
                  settle: bool = False) -> None:
         """`settle`: exempt each new state from later garbage collections (the `hlotool
         debug` process, whose states live as long as it does: `collector.settle`)."""
