@@ -37,7 +37,8 @@ SAMPLE = 4096
 #: Parts whose entry parameters hold more than this are parsed and printed but not run:
 #: some of XLA's GPU tests take 256-512 MiB of inputs (a batched 1024x1024 cholesky takes
 #: minutes on a loaded 2-core machine), and the test suite stays quick.
-MAX_INPUT_BYTES = 200 << 20
+DEFAULT_MAX_INPUT_MIB = 200
+MAX_INPUT_BYTES = DEFAULT_MAX_INPUT_MIB << 20
 #: Parts whose XLA:CPU outputs hlotool does not reproduce yet, and why: parsed and printed,
 #: not run.
 NOT_REPRODUCED = {
@@ -215,7 +216,11 @@ def main() -> int:
                     help="store XLA's outputs and each part's status in the folder")
     ap.add_argument("--match", default="",
                     help="only the parts whose label holds this text (--write updates them)")
+    ap.add_argument("--max-input-mib", type=int, default=DEFAULT_MAX_INPUT_MIB,
+                    help="run parts with up to this many MiB of inputs (default %(default)s)")
     a = ap.parse_args()
+    global MAX_INPUT_BYTES
+    MAX_INPUT_BYTES = a.max_input_mib << 20
     folder = Path(a.folder)
     passed = failed = 0
     status: dict[str, dict[str, str]] = {}
