@@ -14,6 +14,7 @@ from bench.xla_hlo_files import matches, parts, run_target, sample
 from hlotool.frontend import parse_hlo
 from hlotool.ir.printer import print_module
 from hlotool.values_io import load_npz, output_arrays, random_arguments
+from tests.xla_parser import xla_reads
 
 DATA = Path(__file__).resolve().parent / "data" / "xla_hlo"
 PARTS = [p for f in sorted(DATA.glob("*.hlo")) for p in parts(f)]
@@ -50,27 +51,11 @@ def test_part_matches_xla_cpu(label: str, text: str, target: str,
 def test_xla_reads_our_print_as_the_same_module(tmp_path: Path) -> None:
     """XLA's parser (jaxlib) reads what hlotool prints of each part as the module it reads
     from XLA's own file: the same canonical text (`HloModule::ToString`), for every part
-    XLA parses (one child process: XLA's parser aborts the process on some inputs)."""
-    import subprocess
-    import sys
-
-    payload = tmp_path / "parts.json"
-    payload.write_text(json.dumps([(label, text, print_module(parse_hlo(text)))
-                                   for label, text in PARTS]))
-    code = (
-        "import json, sys, jaxlib._hlo as h\n"
-        "out = {}\n"
-        "for label, theirs, ours in json.load(open(sys.argv[1])):\n"
-        "    try: want = h.hlo_module_from_text(theirs).to_string()\n"
-        "    except Exception: out[label] = 'xla rejects its own file'; continue\n"
-        "    try: got = h.hlo_module_from_text(ours).to_string()\n"
-        "    except Exception as e: out[label] = 'rejects our print: ' + str(e)[:200]; continue\n"
-        "    out[label] = 'same' if got == want else 'another module'\n"
-        "print(json.dumps(out))\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code, str(payload)], capture_output=True,
-                          text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    verdicts = json.loads(proc.stdout)
+    XLA parses."""
+    theirs = xla_reads([text for _, text in PARTS], tmp_path)
+    ours = xla_reads([print_module(parse_hlo(text)) for _, text in PARTS], tmp_path)
+    verdicts = {label: ("xla rejects its own file" if not want[0] else
+                        "same" if got == want else f"ours: {got[1][:200]}")
+                for (label, _), want, got in zip(PARTS, theirs, ours)}
     assert {k: v for k, v in verdicts.items() if v != "same"} == {
         "hlo_to_mhlo.import.hlo": "xla rejects its own file"}  # collective-reduce: see README
