@@ -1,54 +1,129 @@
-"""hlotool's own f32 gemm (targets/cpu/kernels/gemm.py) against OpenBLAS, one thread each.
+"""hlotool's f32 dots on the CPU: its own gemm, OpenBLAS split the same way, and XLA:CPU.
 
-Run: `python bench/gemm.py [--rounds 9]`. On the bench cases' gemm shapes (1024^3, the
-MLP's layers) both run on the same arrays in interleaved rounds (other jobs share the
-machine); printed: GFLOP/s at the best and at the median round, and the median of the
-per-round ratios (OpenBLAS time / ours: above 1, ours is faster).
+Run: `python bench/gemm.py [--rounds 25] [--shapes 1024x1024x1024,256x1024x1024]`.
+
+For each dot shape (m x n x k; `t` after k: the lhs is read transposed, as in a weight
+gradient x^T dy), in interleaved rounds on the same arrays (other jobs share the
+machine):
+
+* `own`: the dot kernel hlotool compiles for it, hlotool's own gemm split across its
+  threads where `blas.own_gemm` picks it (f32 on x86 with AVX-512; `own?` says);
+* `OpenBLAS`: the same dot as single-threaded OpenBLAS calls split across the same
+  threads (what dots ran before, and still run elsewhere);
+* `XLA`: jax's jitted dot on arrays placed on the device once (its YNNPACK fusion).
+
+Printed: median milliseconds and GFLOP/s, and the median of the per-round time ratios
+(below 1: hlotool's dot is faster). Outputs are checked against float64 products.
 """
 
 from __future__ import annotations
 
 import argparse
-import ctypes
+import dataclasses
 import statistics
 import time
+from collections.abc import Callable
 
 import numpy as np
 
-SHAPES = [(1024, 1024, 1024), (256, 1024, 512), (256, 1024, 1024), (256, 10, 1024)]
+#: The bench cases' dots (1024^3, the MLP's layers, attention's two batched dots) and
+#: shapes around them: tall, narrow, transposed.
+SHAPES = ("1024x1024x1024,256x1024x512,256x1024x1024,256x10x1024,8x512x512x64,8x512x64x512,"
+          "4096x320x512,2048x100x1024,1024x520x1024,1024x1024x256t,8192x16x1024")
+
+
+def _dot_text(shape: str) -> tuple[str, tuple[int, ...], tuple[int, ...], int]:
+    """HLO of one dot (b x m x n x k batched, m x n x k plain), its operand dims and K."""
+    trans = shape.endswith("t")
+    dims = [int(d) for d in shape.rstrip("t").split("x")]
+    batch, (m, n, k) = (dims[0], dims[1:]) if len(dims) == 4 else (0, dims)
+    if batch:
+        a, b = (batch, m, k), (batch, k, n)
+        numbers = ("lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, "
+                   "rhs_contracting_dims={1}")
+    elif trans:
+        a, b, numbers = (k, m), (k, n), "lhs_contracting_dims={0}, rhs_contracting_dims={0}"
+    else:
+        a, b, numbers = (m, k), (k, n), "lhs_contracting_dims={1}, rhs_contracting_dims={0}"
+    out = (batch, m, n) if batch else (m, n)
+    f = lambda d: ",".join(map(str, d))  # noqa: E731
+    text = (f"HloModule dot\nENTRY e {{\n  a = f32[{f(a)}] parameter(0)\n"
+            f"  b = f32[{f(b)}] parameter(1)\n  ROOT d = f32[{f(out)}] dot(a, b), {numbers}\n}}")
+    return text, a, b, k
+
+
+def _timed(call: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--rounds", type=int, default=25)
+    parser.add_argument("--shapes", default=SHAPES, help="comma-separated m x n x k[t] shapes")
     opts = parser.parse_args()
-    from hlotool.targets.cpu.kernels import blas, gemm
+    import jax
+
+    from hlotool.frontend import parse_hlo
+    from hlotool.interpreter.core import Evaluator
+    from hlotool.targets.cpu.kernels import blas
+    from hlotool.targets.cpu.kernels.dot import DotThunk
 
     if not blas.available():
         raise SystemExit("bench/gemm.py: needs numpy's OpenBLAS")
-    fn = ctypes.CFUNCTYPE(None, *[ctypes.c_int32] * 3, *[ctypes.c_int64] * 3, ctypes.c_float,
-                          ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-                          ctypes.c_float, ctypes.c_void_p, ctypes.c_int64)(
-        gemm.load().address(gemm.SYMBOL))
     rng = np.random.default_rng(0)
-    print("m n k: ours GFLOP/s best/median, OpenBLAS best/median, OpenBLAS/ours (median of rounds)")
-    for m, n, k in SHAPES:
-        a = rng.standard_normal((m, k)).astype(np.float32)
-        b = rng.standard_normal((k, n)).astype(np.float32)
-        c = np.empty((m, n), np.float32)
-        ours, theirs = [], []
+    print("| dot | own? | own ms | OpenBLAS ms | XLA ms | own GFLOP/s | own/OpenBLAS | own/XLA |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for shape in opts.shapes.split(","):
+        text, a_dims, b_dims, k = _dot_text(shape)
+        module = parse_hlo(text)
+        x = rng.standard_normal(a_dims).astype(np.float32)
+        y = rng.standard_normal(b_dims).astype(np.float32)
+        own = DotThunk(module.entry.root)
+        split = DotThunk(module.entry.root)
+        split.form = dataclasses.replace(own.form, own=False)
+        for thunk in (own, split):  # x86's split path, as compiled modules run it
+            thunk._fn = blas.compile_once("dot", lambda m, name, f=thunk.form: blas.emit_blas_dot(
+                m, name, f, x86=True))
+        out = np.empty(module.entry.root.shape.dimensions, np.float32)
+        wide = Evaluator(parse_hlo(text.replace("f32[", "f64["))).run(
+            [x.astype(np.float64), y.astype(np.float64)])
+        scale = Evaluator(parse_hlo(text.replace("f32[", "f64["))).run(
+            [np.abs(x).astype(np.float64), np.abs(y).astype(np.float64)])
+        for thunk in (own, split):
+            err = np.abs(thunk([x, y], out) - wide)
+            if not np.all(err <= 2 * k * np.finfo(np.float32).eps * scale + 1e-30):
+                raise SystemExit(f"bench/gemm.py: {shape}: outside the K-term bound")
+        jx, jy = jax.device_put(x), jax.device_put(y)
+        xla = jax.jit(lambda p, q, t=text: jax.lax.dot_general(
+            p, q, _numbers(t))).lower(jx, jy).compile()
+        xla(jx, jy).block_until_ready()
+        times: dict[str, list[float]] = {"own": [], "split": [], "xla": []}
         for _ in range(opts.rounds):
-            t = time.perf_counter()
-            fn(101, 111, 111, m, n, k, 1.0, a.ctypes.data, k, b.ctypes.data, n, 0.0,
-               c.ctypes.data, n)
-            ours.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            np.matmul(a, b, out=c)
-            theirs.append(time.perf_counter() - t)
-        flops = 2.0 * m * n * k
-        rate = lambda ts: f"{flops / min(ts) / 1e9:.0f}/{flops / statistics.median(ts) / 1e9:.0f}"  # noqa: E731
-        ratio = statistics.median(t / o for o, t in zip(ours, theirs, strict=True))
-        print(f"{m} {n} {k}: {rate(ours)}, {rate(theirs)}, {ratio:.2f}")
+            times["own"].append(_timed(lambda: own([x, y], out)))
+            times["split"].append(_timed(lambda: split([x, y], out)))
+            times["xla"].append(_timed(lambda: xla(jx, jy).block_until_ready()))
+        med = {name: statistics.median(ts) for name, ts in times.items()}
+        ratio = lambda other: statistics.median(  # noqa: E731
+            o / t for o, t in zip(times["own"], times[other], strict=True))
+        flops = 2 * np.prod(out.shape) * k
+        print(f"| {shape} | {'yes' if own.form.own else 'no'} | {med['own'] * 1e3:.3f} | "
+              f"{med['split'] * 1e3:.3f} | {med['xla'] * 1e3:.3f} | "
+              f"{flops / med['own'] / 1e9:.0f} | {ratio('split'):.2f} | {ratio('xla'):.2f} |",
+              flush=True)
+
+
+def _numbers(text: str) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]]:
+    """jax.lax.dot_general's dimension numbers of the dot in `text`."""
+    import re
+
+    def dims(name: str) -> tuple[int, ...]:
+        found = re.search(name + r"=\{([\d,]*)\}", text)
+        return tuple(int(d) for d in found.group(1).split(",")) if found else ()
+
+    return ((dims("lhs_contracting_dims"), dims("rhs_contracting_dims")),
+            (dims("lhs_batch_dims"), dims("rhs_batch_dims")))
 
 
 if __name__ == "__main__":

@@ -63,7 +63,7 @@ def test_alpha_and_beta() -> None:
 
 
 def test_tile_follows_the_host() -> None:
-    assert gemm.tile("+avx2,+fma,+avx512f") == (12, 32, 16)
+    assert gemm.tile("+avx2,+fma,+avx512f") == (6, 64, 16)
     assert gemm.tile("+avx2,+fma,-avx512f") == (6, 16, 8)
 
 
@@ -84,3 +84,77 @@ def test_avx2_tile_is_correct_too() -> None:
     fn(101, 111, 112, m, n, k, 1.0, a.ctypes.data, k, b.ctypes.data, k, 0.0, out.ctypes.data, n)
     a64, b64 = a.astype(np.float64), b.T.astype(np.float64)
     assert np.all(np.abs(out - a64 @ b64) <= 2 * k * EPS * (np.abs(a64) @ np.abs(b64)))
+
+
+# -- dots split across the threads as this gemm (blas.own_gemm) --------------------------
+
+DOT = """HloModule dot
+ENTRY e {{
+  a = f32[{a}] parameter(0)
+  b = f32[{b}] parameter(1)
+  ROOT d = f32[{out}] dot(a, b), {dims}
+}}"""
+
+#: (lhs, rhs, result, dimension numbers, K): plain, both operands transposed, batched
+#: with a transposed rhs (attention's q k^T).
+OWN = [("300,512", "512,520", "300,520", "lhs_contracting_dims={1}, rhs_contracting_dims={0}", 512),
+       ("512,300", "520,512", "300,520", "lhs_contracting_dims={0}, rhs_contracting_dims={1}", 512),
+       ("4,200,64", "4,400,64", "4,200,400",
+        "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, "
+        "rhs_contracting_dims={2}", 64)]
+
+
+def _dims(s: str) -> tuple[int, ...]:
+    return tuple(int(d) for d in s.split(","))
+
+
+@pytest.mark.parametrize(("a", "b", "out", "dims", "k"), OWN)
+def test_split_dots_take_this_gemm_within_the_bound(a: str, b: str, out: str, dims: str,
+                                                    k: int) -> None:
+    """On an AVX-512 host these dots are this gemm on the threads (OpenBLAS split
+    elsewhere); either way within the contraction bound, and the same bits on one thread
+    as on three (a column's sums do not depend on the split)."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu import compile_module
+    from hlotool.targets.cpu.kernels import blas, parallel
+    from tests.targets.conftest import assert_contraction_close, assert_same
+
+    text = DOT.format(a=a, b=b, out=out, dims=dims)
+    ins = parse_hlo(text).entry.root
+    form = blas.plan_blas_dot(ins)
+    assert form is not None
+    assert form.own == ("+avx512f" in host().features.split(",") and host().is_x86)
+    rng = np.random.default_rng(len(text))
+    x = rng.standard_normal(_dims(a)).astype(np.float32)
+    y = rng.standard_normal(_dims(b)).astype(np.float32)
+    ex = compile_module(parse_hlo(text), cache=False, autotune=False)
+    old = parallel.set_threads(3)
+    try:
+        got = ex.run([x, y])
+        parallel.set_threads(1)
+        assert_same(ex.run([x, y]), got)
+    finally:
+        parallel.set_threads(old)
+    assert_contraction_close(got, text, [x, y], k)
+
+
+def test_split_dot_flushes_denormals() -> None:
+    """This gemm's parts run with FTZ/DAZ, as XLA:CPU's threads: denormal inputs add
+    nothing and results below the normal range are signed zeros."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.interpreter.core import Evaluator
+    from hlotool.targets.cpu import compile_module
+
+    a, b, out, dims, _ = OWN[0]
+    text = DOT.format(a=a, b=b, out=out, dims=dims)
+    tiny = float(np.finfo(np.float32).tiny)
+    x = np.ones(_dims(a), np.float32)
+    x[:, ::2] = tiny / 4
+    y = np.ones(_dims(b), np.float32)
+    ex = compile_module(parse_hlo(text), cache=False, autotune=False)
+    want = Evaluator(parse_hlo(text)).run([x, y])
+    np.testing.assert_array_equal(ex.run([x, y]), want)
+    assert np.all(want == 256)
+    small = np.full(_dims(a), -np.sqrt(tiny) / 64, np.float32)
+    got = ex.run([small, np.full(_dims(b), np.sqrt(tiny) / 64, np.float32)])
+    assert np.all(got == 0) and np.all(np.signbit(got))

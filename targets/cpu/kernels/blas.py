@@ -18,7 +18,9 @@ A dot kernel `void symbol(void **buffers)` takes buffers (lhs, rhs, out, scratch
 2. one `cblas_?gemm_batch_strided` call (tune batch="stacked") or one `cblas_?gemm` per
    batch (batch="loop"); a large gemm is instead split across hlotool's threads, one
    part per thread, each calling single-threaded OpenBLAS on its share of the columns
-   (or rows) of every batch, with FTZ/DAZ set (`_emit_split`; x86);
+   (or rows) of every batch, with FTZ/DAZ set (`_emit_split`; x86), or, for f32 on
+   hosts with AVX-512, one call per batch of hlotool's own gemm, which splits itself
+   across the threads (`own_gemm`, `_emit_own`, kernels/gemm.py);
 3. denormals of the output are replaced by signed zeros.
 
 The denormal scan and flush loops are compiled once per process (`_helpers`, registered
@@ -47,6 +49,7 @@ from llvmlite import ir
 
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.types import PrimitiveType
+from hlotool.targets.cpu.kernels import gemm
 from hlotool.targets.llvm import irutils as u
 from hlotool.targets.openblas import numpy_openblas, set_threads
 
@@ -143,6 +146,9 @@ class BlasDot:
     rhs: Operand
     #: One batched call (cblas_?gemm_batch_strided) rather than a loop of gemm calls.
     stacked: bool
+    #: Split across the threads as hlotool's own gemm (kernels/gemm.py) rather than as
+    #: OpenBLAS calls (`own_gemm`).
+    own: bool = False
 
     @property
     def itemsize(self) -> int:
@@ -281,7 +287,26 @@ def plan_blas_dot(ins: Instruction, tune: dict[str, int | str] | None = None) ->
     stacked = tune.get("batch", "stacked") == "stacked" and nb > 1 and \
         m * n * k > SMALL_MATRIX_MNK and \
         f"{_PREFIX[ins.shape.element_type]}gemm_batch" in _REGISTERED
-    return BlasDot(ins.shape.element_type, nb, m, n, k, lhs, rhs, stacked)
+    dot = BlasDot(ins.shape.element_type, nb, m, n, k, lhs, rhs, stacked)
+    if own_gemm(dot):
+        gemm.load()
+        return BlasDot(dot.dtype, nb, m, n, k, lhs, rhs, False, True)
+    return dot
+
+
+def own_gemm(dot: BlasDot) -> bool:
+    """Whether a dot is hlotool's own gemm split across the threads (kernels/gemm.py): an
+    f32 gemm worth splitting (`splits`), of MR rows at least, on an x86 host with
+    AVX-512. On a Zen 4 host it ran 0.66-1.00x the time of the OpenBLAS split on 20 shapes
+    (square, tall, narrow down to 10 columns, transposed, batched; docs/cpu-performance.md)
+    and ahead of XLA:CPU's dots, where the OpenBLAS split ran behind them. Elsewhere
+    (AVX2: its 6 x 16 tile ran behind OpenBLAS's Haswell kernels) dots keep OpenBLAS."""
+    from hlotool.targets.cpu.jit import host
+
+    features = host().features
+    if dot.dtype is not P.F32 or not host().is_x86 or "+avx512f" not in features.split(","):
+        return False
+    return splits(dot) and dot.m >= gemm.tile(features)[0]
 
 
 def _operand(dims: tuple[int, ...], batch: tuple[int, ...], rows: tuple[int, ...],
@@ -485,6 +510,10 @@ def emit_blas_dot(module: ir.Module, symbol: str, dot: BlasDot, *, x86: bool = F
         b.ret_void()
         return
     offsets = dot.scratch_offsets
+    if dot.own:
+        _emit_own(b, dot, lhs, rhs, out, scratch)
+        b.ret_void()
+        return
     if x86 and splits(dot):
         _emit_split(b, f"{symbol}.part", dot, lhs, rhs, out, scratch, ety)
         b.ret_void()
@@ -535,6 +564,26 @@ def _emit_split(b: ir.IRBuilder, name: str, dot: BlasDot, lhs: ir.Value, rhs: ir
     for k, p in enumerate((a, c, out, b.inttoptr(parts, u.PTR))):
         b.store(p, b.gep(args, [u.i64(k)], source_etype=u.PTR))
     parallel.call_parallel_for(b, part, args, parts, parts)
+
+
+def _emit_own(b: ir.IRBuilder, dot: BlasDot, lhs: ir.Value, rhs: ir.Value, out: ir.Value,
+              scratch: ir.Value) -> None:
+    """`dot` as calls of hlotool's own gemm (`gemm.PARALLEL_SYMBOL`), one per batch, each
+    split across the threads with FTZ/DAZ set (as `_emit_split`); packed operands are
+    packed first, on the calling thread."""
+    offsets = dot.scratch_offsets
+    a = _pack_only(b, dot.lhs, lhs, b.gep(scratch, [u.i64(offsets[0])], source_etype=u.I8),
+                   dot.dtype)
+    c = _pack_only(b, dot.rhs, rhs, b.gep(scratch, [u.i64(offsets[1])], source_etype=u.I8),
+                   dot.dtype)
+    fn = b.module.globals.get(gemm.PARALLEL_SYMBOL) or ir.Function(
+        b.module, gemm.PARALLEL_TYPE, name=gemm.PARALLEL_SYMBOL)
+    with u.for_range(b, dot.nb, name="batch") as i:
+        pa = b.gep(a, [b.mul(i, u.i64(dot.lhs.batch_stride))], source_etype=u.F32)
+        pc = b.gep(c, [b.mul(i, u.i64(dot.rhs.batch_stride))], source_etype=u.F32)
+        po = b.gep(out, [b.mul(i, u.i64(dot.m * dot.n))], source_etype=u.F32)
+        b.call(fn, [_trans(dot.lhs), _trans(dot.rhs), u.i64(dot.m), u.i64(dot.n), u.i64(dot.k),
+                    pa, u.i64(dot.lhs.ld), pc, u.i64(dot.rhs.ld), po, u.i64(dot.n)])
 
 
 def _emit_split_part(module: ir.Module, name: str, dot: BlasDot, ety: ir.Type,

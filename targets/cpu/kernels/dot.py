@@ -1,25 +1,24 @@
-"""Dot: a BLAS call inside a thunk: a native kernel calling OpenBLAS's CBLAS
-(kernels/blas.py) where numpy's OpenBLAS is found, else numpy.matmul.
+"""Dot: a native kernel calling a gemm (kernels/blas.py) where numpy's OpenBLAS is found,
+else numpy.matmul.
 
-The issue allows either a BLAS call or generated kernels. Measured on the development
-machine (docs/targets.md, Part 0): a register-tiled llvmlite sgemm of ~120 lines of IR
-reaches 84-102 GFLOP/s on one core, the same as OpenBLAS on one core (~98), but OpenBLAS
-also uses the second core (~190 GFLOP/s at 2048^3, 87% of peak at 1024^3), and on the
-MLP's shapes (256x512 @ 512x1024, 256x1024 @ 1024x1024, 256x1024 @ 1024x10) BLAS is as
-fast or faster at every size, with no compile time. So every shape takes the BLAS path:
+Which gemm (kernels/blas.py, `plan_blas_dot`):
 
-* 512^3, 1024^3, the MLP's two big layers: BLAS (multi-threaded, packed panels);
-* the thin 1024x10 output layer: BLAS too (gemm with n=10; a generated kernel would
-  need a special narrow-N microkernel to beat it, not worth the compile time).
+* large f32 dots on x86 hosts with AVX-512 (`blas.own_gemm`): hlotool's own packed
+  LLVM gemm split across hlotool's threads (kernels/gemm.py), each thread packing only
+  its own tiles' columns of B; measured ahead of both OpenBLAS split the same way and
+  XLA:CPU's dots on a Zen 4 host (docs/cpu-performance.md);
+* every other dot: OpenBLAS's CBLAS (single-threaded calls; large ones split across the
+  threads by columns or rows), or its gemv/dot as numpy.matmul picks them.
 
 Numerics are the interpreter's (hlotool/interpreter/kernels/contraction.py): operands
-widened to f32/f64 with denormals flushed, one matmul, the result flushed and converted.
-The numpy path precomputes the operand permutations and reshapes, so a call is a few
-numpy calls with no interpreter dispatch. The native path (`blas.available()`) is one
-ctypes call of a small LLVM kernel (compiled once per process and dot form) that scans
-and flushes denormals, calls gemm and flushes the output: the arena runtime runs it as
-a native step (`DotThunk.native_args`), and control-flow kernels call it from loop
-bodies (`DotPlan.emit`).
+widened to f32/f64 with denormals flushed, one matmul, the result flushed and converted;
+OpenBLAS dots match it bit for bit, hlotool's own gemm sums in another order (within the
+bound of a K-term sum, as XLA's own dots do). The numpy path precomputes the operand
+permutations and reshapes, so a call is a few numpy calls with no interpreter dispatch.
+The native path (`blas.available()`) is one ctypes call of a small LLVM kernel (compiled
+once per process and dot form) that scans and flushes denormals, calls gemm and flushes
+the output: the arena runtime runs it as a native step (`DotThunk.native_args`), and
+control-flow kernels call it from loop bodies (`DotPlan.emit`).
 """
 
 from __future__ import annotations
@@ -96,7 +95,8 @@ def dot_variants(ins: Instruction) -> list[dict[str, int | str]]:
     """The variants worth timing for this dot (just the default when there is no choice)."""
     t = DotThunk(ins)
     layouts = ["view", "copy"] if t.strided else ["view"]
-    batches = ["stacked", "loop"] if t.batched else ["stacked"]
+    own = t.form is not None and t.form.own  # one gemm call per batch either way
+    batches = ["stacked", "loop"] if t.batched and not own else ["stacked"]
     return [{"layout": lay, "batch": bat} for bat in batches for lay in layouts]
 
 

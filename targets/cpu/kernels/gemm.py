@@ -1,43 +1,65 @@
-"""hlotool's own f32 gemm: packed panels and a register-blocked FMA microkernel.
+"""hlotool's own f32 gemm: packed B panels and a register-blocked FMA microkernel, split
+across hlotool's threads.
 
-`hlotool_llvm_sgemm` has CBLAS's `cblas_sgemm` signature (64-bit integers, row-major
-only: C = alpha op(A) op(B) + beta C), so a dot kernel calls it where it would call
-OpenBLAS (`blas.gemm_symbol`); the autotuner times both (the dot variant `gemm`:
-"blas" or "llvm") and keeps the faster. It is a runtime library (compiled once per
-host, then loaded from the disk cache), written in LLVM IR as BLIS structures a gemm:
+Two entries, compiled once per host as a runtime library (then loaded from the disk
+cache), written in LLVM IR:
 
-* loops over blocks of `NC` columns of B, `KC` of the contraction, `MC` rows of A,
-  then strips of A (kept in L1) and, inside, strips of the B block (read from L2);
-* each B block is packed into strips of `NR` columns (KC x NR contiguous, zero padded),
-  each A block into strips of `MR` rows (KC x MR), so the microkernel reads both
-  sequentially (A and B may be transposed: packing reads them through strides);
-* the microkernel keeps an MR x NR tile of C in MR * NR / VL vector registers and for
-  each k broadcasts MR values of A against NR / VL vectors of B (`llvm.fma`), then
-  writes the tile to C (through a stack tile at the edges).
+* `PARALLEL_SYMBOL` (`void (i32 trans_a, i32 trans_b, i64 m, i64 n, i64 k, ptr a, i64 lda,
+  ptr b, i64 ldb, ptr c, i64 ldc)`, C = op(A) op(B), row-major) is what large f32 dots
+  call on hosts with AVX-512 (`blas.own_gemm`). C is cut into tiles (strips of NR columns
+  times row groups, `_groups`) that `hlotool_parallel_for` hands to the threads, each with
+  FTZ/DAZ set as XLA:CPU's threads run;
+* `SYMBOL` has CBLAS's `cblas_sgemm` signature (alpha, beta) and runs on the calling
+  thread (the tests check the kernels through it).
 
-Each element of C is one chain of fused multiply-adds over k in order (blocks of KC
-continue the chain through C), so its error is within a K-term sum's bound. The tile is
-chosen for the host: 12 x 32 with AVX-512 (24 of the 32 zmm registers accumulate),
-6 x 16 with AVX2 (12 of 16 ymm).
+A tile of C is computed as BLIS structures a gemm: blocks of `NC` of its columns and `KC`
+of the contraction; each B block is packed into strips of `NR` columns (KC x NR
+contiguous, zero padded: it stays in L2), A is read in place when its rows are contiguous
+along the contraction (else packed block by block, `MC_ROWS` rows); for each strip of MR
+rows of A (in L1) the microkernel runs over the block's B strips, keeping an MR x NR
+tile of C in MR * NR / VL vector registers: for each k it broadcasts MR values of A
+against NR / VL vectors of B (`llvm.fma`), then writes the tile to C (through a stack
+tile at the edges). Each tile packs only its own columns of B and reads its own rows of
+A, so the threads share the packing instead of repeating it (OpenBLAS split by columns
+packs all of A in every part).
+
+Each element of C is, per contraction block of KC, one chain of fused multiply-adds over
+k in order, and the blocks' sums are added into C in order: the result depends on KC
+only, not on the tiles, the threads or the operands' layout, and its error is within a
+K-term sum's bound. It is not OpenBLAS's order, so such dots differ from the
+interpreter's numpy.matmul in the last bits (tests assert the contraction bound). The
+tile is chosen for the host: 6 x 64 with AVX-512 (24 of the 32 zmm registers accumulate;
+on Zen 4 it ran ahead of 12 x 32, 14 x 32, 8 x 48 and 4 x 96), 6 x 16 with AVX2 (12 of
+16 ymm; not used by dots: it ran 2-20% behind OpenBLAS's Haswell kernels).
 """
 
 from __future__ import annotations
 
 import ctypes
 import functools
+from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from hlotool.targets.cpu.kernels import parallel
 from hlotool.targets.llvm import irutils as u
 
 #: The runtime entry (cblas_sgemm's signature).
 SYMBOL = "hlotool_llvm_sgemm"
-#: Contraction block (B strip KC x NR in L1, A block MC x KC in L2).
-KC = 256
+#: Contraction block (an A strip, MR x KC, in L1).
+KC = 512
 #: Columns of B per block (the packed B block, KC x NC floats = 512 KiB, in L2: the
-#: microkernel keeps one A strip in L1 and streams the B strips of the block).
-NC = 512
+#: microkernel keeps one A strip in L1 and streams the B strips of the block). KC and NC
+#: were timed on Zen 4 (256 x 512, 384 x 256 and 512 x 256 within 3% of each other).
+NC = 256
+#: Rows of A per packed block when A is transposed (rounded down to a multiple of MR).
+MC_ROWS = 192
+#: The parallel entry: `void (i32 trans_a, i32 trans_b, i64 m, i64 n, i64 k, ptr a,
+#: i64 lda, ptr b, i64 ldb, ptr c, i64 ldc)`, C = op(A) op(B) (row-major).
+PARALLEL_SYMBOL = "hlotool_llvm_sgemm_parallel"
+#: Tiles of C per thread the parallel entry cuts at least (for balance on a busy host).
+CHUNKS = 4
 #: CBLAS constants.
 _ROW_MAJOR, _TRANS = 101, 112
 
@@ -45,17 +67,24 @@ _F = ir.FloatType()
 _I32 = ir.IntType(32)
 _SIG = ir.FunctionType(ir.VoidType(), [_I32, _I32, _I32, u.I64, u.I64, u.I64, _F, u.PTR,
                                        u.I64, u.PTR, u.I64, _F, u.PTR, u.I64])
+PARALLEL_TYPE = ir.FunctionType(ir.VoidType(), [_I32, _I32, u.I64, u.I64, u.I64, u.PTR, u.I64,
+                                                u.PTR, u.I64, u.PTR, u.I64])
+_PART = ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64])
 
 
 def tile(features: str) -> tuple[int, int, int]:
     """(MR, NR, VL): the microkernel's tile and vector length for a host feature string."""
     if "+avx512f" in features.split(","):
-        return 12, 32, 16
+        return 6, 64, 16
     return 6, 16, 8
 
 
 def _ceil_div(b: ir.IRBuilder, x: ir.Value, d: int) -> ir.Value:
     return b.udiv(b.add(x, u.i64(d - 1)), u.i64(d))
+
+
+def _ceil_div_v(b: ir.IRBuilder, x: ir.Value, d: ir.Value) -> ir.Value:
+    return b.sdiv(b.add(x, b.sub(d, u.i64(1))), d)
 
 
 def _smin(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
@@ -107,22 +136,36 @@ def _emit_pack(m: ir.Module, name: str, width: int) -> ir.Function:
     return fn
 
 
-def _emit_micro(m: ir.Module, mr: int, nr: int, vl: int) -> ir.Function:
-    """`void micro(ptr ap, ptr bp, i64 kc, ptr c, i64 ldc, i64 rows, i64 cols, i1 first,
-    float alpha, float beta)`: the MR x NR tile of packed strips into C (the first
-    rows x cols of it lie inside C); `first`: the first contraction block (C = alpha acc + beta C, else
-    C += alpha acc; beta 0 reads no C)."""
+def _emit_micro(m: ir.Module, mr: int, nr: int, vl: int, width: int) -> ir.Function:
+    """`void micro(ptr a, i64 a_row, i64 a_k, ptr bp, i64 kc, ptr c, i64 ldc, i64 rows,
+    i64 cols, i1 first, float alpha, float beta)`: the MR x NR tile of C (its first rows x
+    cols lie inside C) from an A strip (element (r, p) at r*a_row + p*a_k: packed, or A
+    itself, rows past `rows` read as row rows-1) and a packed B strip; `first`: the first
+    contraction block (C = alpha acc + beta C, else C += alpha acc; beta 0 reads no C).
+    It computes the first `width` (a multiple of VL, up to NR) columns of the strip: the
+    narrower kernels take a B strip's last columns."""
     vec = ir.VectorType(_F, vl)
-    nv = nr // vl
-    fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.I64, u.PTR, u.I64,
-                                                        u.I64, u.I64, ir.IntType(1), _F, _F]),
-                     name="hlotool.gemm.micro")
+    nv = width // vl
+    fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64, u.PTR, u.I64, u.PTR,
+                                                        u.I64, u.I64, u.I64, ir.IntType(1), _F,
+                                                        _F]),
+                     name=f"hlotool.gemm.micro{width}")
     fn.linkage = "internal"
-    for arg in fn.args[:2]:
-        arg.add_attribute("noalias")
-    ap, bp, kc, c, ldc, rows, cols, first, alpha, beta = fn.args
-    fma = ir.Function(m, ir.FunctionType(vec, [vec, vec, vec]), name=f"llvm.fma.v{vl}f32")
+    fn.args[0].add_attribute("noalias")
+    fn.args[3].add_attribute("noalias")
+    ap, a_row, a_k, bp, kc, c, ldc, rows, cols, first, alpha, beta = fn.args
+    fma = m.globals.get(f"llvm.fma.v{vl}f32") or ir.Function(
+        m, ir.FunctionType(vec, [vec, vec, vec]), name=f"llvm.fma.v{vl}f32")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
+    prefetch = m.globals.get("llvm.prefetch.p0") or ir.Function(
+        m, ir.FunctionType(ir.VoidType(), [u.PTR, _I32, _I32, _I32]), name="llvm.prefetch.p0")
+    for i in range(mr):  # the tile of C, for writing once the contraction is done
+        for j in range(0, width, 16):
+            at = b.gep(c, [b.add(b.mul(u.i64(i), ldc), u.i64(j))], source_etype=_F)
+            b.call(prefetch, [at, ir.Constant(_I32, 1), ir.Constant(_I32, 3), ir.Constant(_I32, 1)])
+    last = b.sub(rows, u.i64(1))
+    a_rows = [b.gep(ap, [b.mul(_smin(b, u.i64(i), last), a_row)], source_etype=_F)
+              for i in range(mr)]
     pre = b.block
     loop, done = fn.append_basic_block("k"), fn.append_basic_block("store")
     b.cbranch(b.icmp_signed(">", kc, u.i64(0)), loop, done)
@@ -135,10 +178,11 @@ def _emit_micro(m: ir.Module, mr: int, nr: int, vl: int) -> ir.Function:
             acc.add_incoming(ir.Constant(vec, None), pre)
     bv = [b.load(b.gep(bp, [b.add(b.mul(k, u.i64(nr)), u.i64(j * vl))], source_etype=_F),
                  typ=vec, align=4) for j in range(nv)]
+    ak = b.mul(k, a_k)
     splat = ir.Constant(ir.VectorType(_I32, vl), [0] * vl)
     new = []
     for i in range(mr):
-        s = b.load(b.gep(ap, [b.add(b.mul(k, u.i64(mr)), u.i64(i))], source_etype=_F), typ=_F)
+        s = b.load(b.gep(a_rows[i], [ak], source_etype=_F), typ=_F)
         sv = b.shuffle_vector(b.insert_element(ir.Constant(vec, ir.Undefined), s,
                                                ir.Constant(_I32, 0)),
                               ir.Constant(vec, ir.Undefined), splat)
@@ -163,9 +207,9 @@ def _emit_micro(m: ir.Module, mr: int, nr: int, vl: int) -> ir.Function:
                           ir.Constant(vec, ir.Undefined), splat)
     keep_c = b.or_(b.not_(first), b.fcmp_ordered("!=", beta, ir.Constant(_F, 0.0)))
     scale = b.select(first, vb, ir.Constant(vec, [1.0] * vl))
-    full = b.and_(b.icmp_signed(">=", rows, u.i64(mr)), b.icmp_signed(">=", cols, u.i64(nr)))
+    full = b.and_(b.icmp_signed(">=", rows, u.i64(mr)), b.icmp_signed(">=", cols, u.i64(width)))
     with b.goto_block(fn.entry_basic_block):
-        tmp = u.stack_buffer(b, _F, mr * nr, "tile", align=64)
+        tmp = u.stack_buffer(b, _F, mr * width, "tile", align=64)
     with b.if_else(full) as (whole, edge):
         with whole:
             for i in range(mr):
@@ -182,12 +226,12 @@ def _emit_micro(m: ir.Module, mr: int, nr: int, vl: int) -> ir.Function:
             for i in range(mr):
                 for j in range(nv):
                     b.store(b.fmul(va, result[i][j]),
-                            b.gep(tmp, [u.i64(i * nr + j * vl)], source_etype=_F), align=4)
+                            b.gep(tmp, [u.i64(i * width + j * vl)], source_etype=_F), align=4)
             fscale = b.select(first, beta, ir.Constant(_F, 1.0))
             with u.for_range(b, _smin(b, rows, u.i64(mr)), name="er") as i:
-                with u.for_range(b, _smin(b, cols, u.i64(nr)), name="ec") as j:
+                with u.for_range(b, _smin(b, cols, u.i64(width)), name="ec") as j:
                     at = b.gep(c, [b.add(b.mul(i, ldc), j)], source_etype=_F)
-                    value = b.load(b.gep(tmp, [b.add(b.mul(i, u.i64(nr)), j)],
+                    value = b.load(b.gep(tmp, [b.add(b.mul(i, u.i64(width)), j)],
                                          source_etype=_F), typ=_F)
                     with b.if_else(keep_c) as (add, put):
                         with add:
@@ -198,52 +242,217 @@ def _emit_micro(m: ir.Module, mr: int, nr: int, vl: int) -> ir.Function:
     return fn
 
 
-def runtime_ir(features: str) -> str:
+@dataclass(frozen=True, slots=True)
+class _Kernels:
+    """The runtime's internal functions and its tile."""
+
+    mr: int
+    nr: int
+    mc: int
+    pack_a: ir.Function
+    pack_b: ir.Function
+    #: The microkernels by the vectors of columns they compute (1 .. NR / VL).
+    micros: tuple[ir.Function, ...]
+
+
+#: The argument record of the column function (`void **`; integers as pointers, alpha
+#: and beta as their bits).
+_ARGS = ("ta", "tb", "m", "n", "k", "alpha", "a", "lda", "b", "ldb", "beta", "c", "ldc",
+         "strips", "group_rows")
+_POINTERS = ("a", "b", "c")
+
+
+def _unpack_args(b: ir.IRBuilder, args: ir.Value) -> dict[str, ir.Value]:
+    values = {}
+    for i, name in enumerate(_ARGS):
+        v = b.load(b.gep(args, [u.i64(i)], source_etype=u.PTR), typ=u.PTR)
+        values[name] = v if name in _POINTERS else b.ptrtoint(v, u.I64)
+    for name in ("ta", "tb"):
+        values[name] = b.trunc(values[name], _I32)
+    for name in ("alpha", "beta"):
+        values[name] = b.bitcast(b.trunc(values[name], _I32), _F)
+    return values
+
+
+def _pack_args(b: ir.IRBuilder, values: list[ir.Value]) -> ir.Value:
+    """The argument record (`_ARGS` order) of the entry's arguments, on the stack."""
+    args = b.alloca(u.PTR, size=u.i64(len(_ARGS)))
+    for i, (name, value) in enumerate(zip(_ARGS, values, strict=True)):
+        if name in ("alpha", "beta"):
+            value = b.zext(b.bitcast(value, _I32), u.I64)
+        ptr = value if name in _POINTERS else b.inttoptr(b.sext(value, u.I64) if value.type == _I32 else value, u.PTR)
+        b.store(ptr, b.gep(args, [u.i64(i)], source_etype=u.PTR))
+    return args
+
+
+def _emit_columns(m: ir.Module, kn: _Kernels, malloc: ir.Function,
+                  free: ir.Function) -> ir.Function:
+    """`void columns(void **args, i64 r0, i64 r1, i64 s0, i64 s1)`: rows r0..r1 of C's
+    strips s0..s1 of NR columns: block by block of the contraction (KC) and of those
+    columns (NC), the B block packed into a buffer of this call (it stays in L2), A read in
+    place when its rows are contiguous along the contraction, else packed block by block
+    (MC rows)."""
+    fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [u.PTR] + [u.I64] * 4),
+                     name="hlotool.gemm.columns")
+    fn.linkage = "internal"
+    fn.attributes.add("noinline")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    v = _unpack_args(b, fn.args[0])
+    r0, r1, s0, s1 = fn.args[1:]
+    trans_a = b.icmp_signed("==", v["ta"], ir.Constant(_I32, _TRANS))
+    trans_b = b.icmp_signed("==", v["tb"], ir.Constant(_I32, _TRANS))
+    # op(A)[r, p] at r*sa_r + p*sa_k; op(B)[p, j] read as "rows" j at j*sb_r + p*sb_k.
+    sa_r, sa_k = b.select(trans_a, u.i64(1), v["lda"]), b.select(trans_a, v["lda"], u.i64(1))
+    sb_r, sb_k = b.select(trans_b, v["ldb"], u.i64(1)), b.select(trans_b, u.i64(1), v["ldb"])
+    col_end = _smin(b, b.mul(s1, u.i64(kn.nr)), v["n"])
+    bufs = b.call(malloc, [u.i64(4 * KC * (NC + kn.mc))])
+    bp, ap = bufs, b.gep(bufs, [u.i64(KC * NC)], source_etype=_F)
+    with u.for_range(b, _ceil_div(b, b.sub(col_end, b.mul(s0, u.i64(kn.nr))), NC), name="jc") as jb:
+        jc = b.add(b.mul(s0, u.i64(kn.nr)), b.mul(jb, u.i64(NC)))
+        nc = _smin(b, u.i64(NC), b.sub(col_end, jc))
+        with u.for_range(b, _ceil_div(b, v["k"], KC), name="pc") as pb:
+            pc = b.mul(pb, u.i64(KC))
+            kc = _smin(b, u.i64(KC), b.sub(v["k"], pc))
+            first = b.icmp_signed("==", pb, u.i64(0))
+            b.call(kn.pack_b, [bp, v["b"], sb_r, sb_k, jc, nc, pc, kc])
+            with u.for_range(b, _ceil_div(b, b.sub(r1, r0), kn.mc), name="ic") as ib:
+                ic = b.add(r0, b.mul(ib, u.i64(kn.mc)))
+                mcv = _smin(b, u.i64(kn.mc), b.sub(r1, ic))
+                with b.if_then(trans_a):
+                    b.call(kn.pack_a, [ap, v["a"], sa_r, sa_k, ic, mcv, pc, kc])
+                in_place = b.gep(v["a"], [b.add(b.mul(ic, sa_r), pc)], source_etype=_F)
+                with u.for_range(b, _ceil_div(b, mcv, kn.mr), name="ir") as is_:
+                    r0 = b.mul(is_, u.i64(kn.mr))
+                    packed = b.gep(ap, [b.mul(b.mul(is_, kc), u.i64(kn.mr))], source_etype=_F)
+                    strip = b.select(trans_a, packed,
+                                     b.gep(in_place, [b.mul(r0, sa_r)], source_etype=_F))
+                    a_row = b.select(trans_a, u.i64(1), sa_r)
+                    a_k = b.select(trans_a, u.i64(kn.mr), u.i64(1))
+                    with u.for_range(b, _ceil_div(b, nc, kn.nr), name="jr") as js:
+                        col0 = b.mul(js, u.i64(kn.nr))
+                        strip_b = b.gep(bp, [b.mul(b.mul(js, kc), u.i64(kn.nr))],
+                                        source_etype=_F)
+                        at = b.add(b.mul(b.add(ic, r0), v["ldc"]), b.add(jc, col0))
+                        _call_micro(b, kn, b.sub(nc, col0), [
+                            strip, a_row, a_k, strip_b, kc, b.gep(v["c"], [at], source_etype=_F),
+                            v["ldc"], b.sub(mcv, r0), b.sub(nc, col0), first, v["alpha"],
+                            v["beta"]])
+    b.call(free, [bufs])
+    b.ret_void()
+    return fn
+
+
+def _call_micro(b: ir.IRBuilder, kn: _Kernels, cols: ir.Value, args: list[ir.Value]) -> None:
+    """The microkernel as wide as the strip's `cols` columns need (a whole strip: NR)."""
+    vl = kn.nr // len(kn.micros)
+    vectors = _ceil_div(b, _smin(b, cols, u.i64(kn.nr)), vl)
+    fn = b.function
+    blocks = [fn.append_basic_block(f"micro{k + 1}") for k in range(len(kn.micros))]
+    done = fn.append_basic_block("micro.done")
+    switch = b.switch(vectors, blocks[-1])
+    for k, block in enumerate(blocks[:-1]):
+        switch.add_case(u.i64(k + 1), block)
+    for block, micro in zip(blocks, kn.micros, strict=True):
+        b.position_at_end(block)
+        b.call(micro, args)
+        b.branch(done)
+    b.position_at_end(done)
+
+
+def _emit_serial(m: ir.Module, kn: _Kernels, columns: ir.Function) -> None:
+    """`SYMBOL`: cblas_sgemm on the calling thread."""
+    fn = ir.Function(m, _SIG, name=SYMBOL)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    args = _pack_args(b, [*fn.args[1:], u.i64(0), u.i64(0)])
+    b.call(columns, [args, u.i64(0), fn.args[3], u.i64(0), _ceil_div(b, fn.args[4], kn.nr)])
+    b.ret_void()
+
+
+def _emit_tiles(m: ir.Module, columns: ir.Function, x86: bool) -> ir.Function:
+    """`void part(void **args, i64 u0, i64 u1)`: units u0..u1, unit u the strip
+    u % strips of the row group u / strips (`group_rows` rows each), with FTZ/DAZ set."""
+    fn = ir.Function(m, _PART, name="hlotool.gemm.tiles")
+    fn.linkage = "internal"
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    args, u0, u1 = fn.args
+    v = _unpack_args(b, args)
+    strips, group_rows = v["strips"], v["group_rows"]
+
+    def body() -> None:
+        first, last = b.sdiv(u0, strips), b.sdiv(b.sub(u1, u.i64(1)), strips)
+        with u.for_range(b, b.add(b.sub(last, first), u.i64(1)), name="group") as i:
+            g = b.add(first, i)
+            base = b.mul(g, strips)
+            s0 = b.sub(b.select(b.icmp_signed(">", u0, base), u0, base), base)
+            s1 = b.sub(_smin(b, u1, b.add(base, strips)), base)
+            r0 = b.mul(g, group_rows)
+            r1 = _smin(b, b.add(r0, group_rows), v["m"])
+            with b.if_then(b.icmp_signed("<", r0, r1)):
+                b.call(columns, [args, r0, r1, s0, s1])
+
+    parallel.with_ftz(b, x86, body)
+    b.ret_void()
+    return fn
+
+
+def _groups(b: ir.IRBuilder, kn: _Kernels, rows: ir.Value, cols: ir.Value, strips: ir.Value,
+            chunks: ir.Value, trans_a: ir.Value) -> ir.Value:
+    """Row groups for `chunks` tiles of C of the least packing and reading for their area:
+    a tile packs its columns of B (read and write: cost ~2 a column) and reads its rows of
+    A in place (~1 a row), or packs them when A is transposed (~3), so a tile is about
+    twice (two thirds) as tall as wide: S = sqrt(rows cols w / chunks) / NR strips a tile
+    (w = 1/2 or 3/2; 1..strips, all of them from half), then chunks * S / strips groups
+    (1..rows / MR)."""
+    f64 = ir.DoubleType()
+    weight = b.select(trans_a, ir.Constant(f64, 1.5), ir.Constant(f64, 0.5))
+    area = b.fdiv(b.fmul(b.uitofp(b.mul(rows, cols), f64), weight), b.uitofp(chunks, f64))
+    sqrt = b.module.globals.get("llvm.sqrt.f64") or ir.Function(
+        b.module, ir.FunctionType(f64, [f64]), name="llvm.sqrt.f64")
+    width = b.fptosi(b.fadd(b.fdiv(b.call(sqrt, [area]), ir.Constant(f64, kn.nr)),
+                            ir.Constant(f64, 0.5)), u.I64)
+    width = _clamp(b, width, u.i64(1), strips)
+    width = b.select(b.icmp_signed(">", b.mul(width, u.i64(2)), strips), strips, width)
+    return _clamp(b, _ceil_div_v(b, b.mul(chunks, width), strips), u.i64(1),
+                  _ceil_div(b, rows, kn.mr))
+
+
+def _clamp(b: ir.IRBuilder, x: ir.Value, lo: ir.Value, hi: ir.Value) -> ir.Value:
+    x = _smin(b, x, hi)
+    return b.select(b.icmp_signed("<", x, lo), lo, x)
+
+
+def _emit_parallel(m: ir.Module, kn: _Kernels, columns: ir.Function, x86: bool) -> None:
+    """`PARALLEL_SYMBOL`: C = op(A) op(B) on the threads as tiles of C: strips of NR
+    columns, times as many row groups as give each thread CHUNKS tiles at least (each
+    tile packs its own columns of B; a row group of MR rows at least)."""
+    fn = ir.Function(m, PARALLEL_TYPE, name=PARALLEL_SYMBOL)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    ta, tb, rows, cols, depth, a, lda, bm, ldb, c, ldc = fn.args
+    parts = _smin(b, parallel.load_threads(b), u.i64(parallel.MAX_THREADS))
+    strips = _ceil_div(b, cols, kn.nr)
+    trans_a = b.icmp_signed("==", ta, ir.Constant(_I32, _TRANS))
+    groups = _groups(b, kn, rows, cols, strips, b.mul(parts, u.i64(CHUNKS)), trans_a)
+    group_rows = b.mul(_ceil_div(b, _ceil_div_v(b, rows, groups), kn.mr), u.i64(kn.mr))
+    one, zero = ir.Constant(_F, 1.0), ir.Constant(_F, 0.0)
+    args = _pack_args(b, [ta, tb, rows, cols, depth, one, a, lda, bm, ldb, zero, c, ldc, strips,
+                          group_rows])
+    units = b.mul(strips, _ceil_div_v(b, rows, group_rows))
+    parallel.call_parallel_for(b, _emit_tiles(m, columns, x86), args, units, parts)
+    b.ret_void()
+
+
+def runtime_ir(features: str, x86: bool = True) -> str:
     """The gemm runtime module for a host feature string."""
     mr, nr, vl = tile(features)
-    mc = mr * max(1, 192 // mr)
     m = ir.Module(name="hlotool.gemm")
     malloc = ir.Function(m, ir.FunctionType(u.PTR, [u.I64]), name="malloc")
     free = ir.Function(m, ir.FunctionType(ir.VoidType(), [u.PTR]), name="free")
-    pack_a, pack_b = _emit_pack(m, "hlotool.gemm.pack_a", mr), _emit_pack(m, "hlotool.gemm.pack_b", nr)
-    micro = _emit_micro(m, mr, nr, vl)
-    fn = ir.Function(m, _SIG, name=SYMBOL)
-    _, ta, tb, rows, cols, depth, alpha, a, lda, bm, ldb, beta, c, ldc = fn.args
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    trans_a = b.icmp_signed("==", ta, ir.Constant(_I32, _TRANS))
-    trans_b = b.icmp_signed("==", tb, ir.Constant(_I32, _TRANS))
-    # op(A)[r, p] at r*sa_r + p*sa_k; op(B)[p, j] read as "rows" j at j*sb_r + p*sb_k.
-    sa_r, sa_k = b.select(trans_a, u.i64(1), lda), b.select(trans_a, lda, u.i64(1))
-    sb_r, sb_k = b.select(trans_b, ldb, u.i64(1)), b.select(trans_b, u.i64(1), ldb)
-    bufs = b.call(malloc, [u.i64(4 * KC * (mc + NC + nr))])
-    ap = bufs
-    bp = b.gep(bufs, [u.i64(KC * mc)], source_etype=_F)
-    with u.for_range(b, _ceil_div(b, cols, NC), name="jc") as jb:
-        jc = b.mul(jb, u.i64(NC))
-        nc = _smin(b, u.i64(NC), b.sub(cols, jc))
-        with u.for_range(b, _ceil_div(b, depth, KC), name="pc") as pb:
-            pc = b.mul(pb, u.i64(KC))
-            kc = _smin(b, u.i64(KC), b.sub(depth, pc))
-            first = b.icmp_signed("==", pb, u.i64(0))
-            b.call(pack_b, [bp, bm, sb_r, sb_k, jc, nc, pc, kc])
-            with u.for_range(b, _ceil_div(b, rows, mc), name="ic") as ib:
-                ic = b.mul(ib, u.i64(mc))
-                mcv = _smin(b, u.i64(mc), b.sub(rows, ic))
-                b.call(pack_a, [ap, a, sa_r, sa_k, ic, mcv, pc, kc])
-                with u.for_range(b, _ceil_div(b, mcv, mr), name="ir") as is_:
-                    row0 = b.mul(is_, u.i64(mr))
-                    strip_a = b.gep(ap, [b.mul(b.mul(is_, kc), u.i64(mr))], source_etype=_F)
-                    with u.for_range(b, _ceil_div(b, nc, nr), name="jr") as js:
-                        col0 = b.mul(js, u.i64(nr))
-                        strip_b = b.gep(bp, [b.mul(b.mul(js, kc), u.i64(nr))],
-                                        source_etype=_F)
-                        at = b.add(b.mul(b.add(ic, row0), ldc), b.add(jc, col0))
-                        b.call(micro, [strip_a, strip_b, kc,
-                                       b.gep(c, [at], source_etype=_F), ldc,
-                                       b.sub(mcv, row0), b.sub(nc, col0), first, alpha,
-                                       beta])
-    b.call(free, [bufs])
-    b.ret_void()
+    kn = _Kernels(mr, nr, mr * max(1, MC_ROWS // mr), _emit_pack(m, "hlotool.gemm.pack_a", mr),
+                  _emit_pack(m, "hlotool.gemm.pack_b", nr),
+                  tuple(_emit_micro(m, mr, nr, vl, w) for w in range(vl, nr + 1, vl)))
+    columns = _emit_columns(m, kn, malloc, free)
+    _emit_serial(m, kn, columns)
+    _emit_parallel(m, kn, columns, x86)
     return str(m)
 
 
@@ -258,6 +467,8 @@ def load() -> object:
     for name in ("malloc", "free"):
         llvm.add_symbol(name, ctypes.cast(getattr(libc, name), ctypes.c_void_p).value)
     features = host().features
-    library = runtime_library("llvm_sgemm", lambda: runtime_ir(features), Pipeline.FULL)
+    library = runtime_library("llvm_sgemm", lambda: runtime_ir(features, host().is_x86),
+                              Pipeline.FULL)
     llvm.add_symbol(SYMBOL, library.address(SYMBOL))
+    llvm.add_symbol(PARALLEL_SYMBOL, library.address(PARALLEL_SYMBOL))
     return library
