@@ -72,14 +72,15 @@ ENTRY e {
 
 
 def test_a_module_with_both_pipelines_caches_both_objects(tmp_path: Path) -> None:
-    """The product's loop goes through the full pipeline, the tree-ordered sum through
-    the lean one: two LLVM modules, two object files, one cache entry."""
+    """The product's loop goes through the full pipeline, the tree-ordered sum (lane
+    folded, few values left for its scalar levels) through the quick one for calls: two
+    LLVM modules, two object files, one cache entry."""
     from hlotool.interpreter.core import Evaluator
 
     cache = DiskCache(tmp_path)
     first = compile_module(parse_hlo(MIXED), cache=cache, autotune=False)
     assert first.library is not None and len(first.library.objects) == 2
-    assert "full pipeline" in first.library.llvm_ir and "lean pipeline" in first.library.llvm_ir
+    assert "full pipeline" in first.library.llvm_ir and "calls pipeline" in first.library.llvm_ir
     second = compile_module(parse_hlo(MIXED), cache=cache, autotune=False)
     assert second.library is not None and second.library.cache_hit
     a = np.random.default_rng(0).standard_normal(4096).astype(np.float32)

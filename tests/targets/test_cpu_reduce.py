@@ -301,3 +301,21 @@ def test_vector_first_level_f64_and_edge_values() -> None:
                       np.where(np.arange(512) == 300, np.inf, y)]).astype(np.float32)
     check(reduce_text(edges.shape, [1], "add"), edges)
     check(reduce_text(edges.shape, [0, 1], "add"), edges)
+
+
+@pytest.mark.parametrize(("shape", "dims", "quick"), [((2048, 4096), [0, 1], True),
+                                                     ((128, 4096), [1], True),
+                                                     ((2048, 4096), [1], False)])
+def test_lane_folded_sums_with_few_values_left_take_the_quick_pipeline(
+        shape: tuple[int, ...], dims: list[int], quick: bool) -> None:
+    """A lane-folded sum is compiled at codegen level 0 when its scalar tree levels fold
+    at most QUICK_REST_VALUES values (8192 for the whole 2048x4096, 16384 for 128 rows of
+    4096), else by the lean pipeline (2048 rows: 262144 values); bit for bit either way."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu import compile_module
+
+    text = reduce_text(shape, dims, "add")
+    ex = compile_module(parse_hlo(text), cache=False, autotune=False)
+    assert ex.library is not None
+    assert ("calls pipeline" in ex.library.llvm_ir) == quick
+    check(text, np.random.default_rng(3).standard_normal(shape).astype(np.float32))
