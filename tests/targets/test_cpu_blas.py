@@ -125,7 +125,7 @@ def test_dots_run_as_native_steps() -> None:
 def test_attention_batched_gemm_within_rounding() -> None:
     """f32[8,512,64] x f32[8,512,64] -> f32[8,512,512]: above OpenBLAS's small-matrix size,
     so "stacked" is one cblas_sgemm_batch_strided call and "loop" eight sgemm calls (or,
-    where hlotool's own gemm takes it, eight calls of that either way)."""
+    where hlotool's own gemm takes it, one call of that for all eight either way)."""
     text = DOT.format(t="f32", a="8,512,64", b="8,512,64", out="8,512,512",
                       dims="lhs_batch_dims={0}, rhs_batch_dims={0}, "
                            "lhs_contracting_dims={2}, rhs_contracting_dims={2}")

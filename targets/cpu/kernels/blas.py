@@ -19,7 +19,7 @@ A dot kernel `void symbol(void **buffers)` takes buffers (lhs, rhs, out, scratch
    batch (batch="loop"); a large gemm is instead split across hlotool's threads, one
    part per thread, each calling single-threaded OpenBLAS on its share of the columns
    (or rows) of every batch, with FTZ/DAZ set (`_emit_split`; x86), or, for f32 on
-   hosts with AVX-512, one call per batch of hlotool's own gemm, which splits itself
+   hosts with AVX-512, one call of hlotool's own gemm for all batches, which splits it
    across the threads (`own_gemm`, `_emit_own`, kernels/gemm.py);
 3. denormals of the output are replaced by signed zeros.
 
@@ -568,9 +568,9 @@ def _emit_split(b: ir.IRBuilder, name: str, dot: BlasDot, lhs: ir.Value, rhs: ir
 
 def _emit_own(b: ir.IRBuilder, dot: BlasDot, lhs: ir.Value, rhs: ir.Value, out: ir.Value,
               scratch: ir.Value) -> None:
-    """`dot` as calls of hlotool's own gemm (`gemm.PARALLEL_SYMBOL`), one per batch, each
-    split across the threads with FTZ/DAZ set (as `_emit_split`); packed operands are
-    packed first, on the calling thread."""
+    """`dot` as one call of hlotool's own gemm (`gemm.PARALLEL_SYMBOL`), every batch's
+    tiles split across the threads with FTZ/DAZ set (as `_emit_split`); packed operands
+    are packed first, on the calling thread."""
     offsets = dot.scratch_offsets
     a = _pack_only(b, dot.lhs, lhs, b.gep(scratch, [u.i64(offsets[0])], source_etype=u.I8),
                    dot.dtype)
@@ -578,12 +578,10 @@ def _emit_own(b: ir.IRBuilder, dot: BlasDot, lhs: ir.Value, rhs: ir.Value, out: 
                    dot.dtype)
     fn = b.module.globals.get(gemm.PARALLEL_SYMBOL) or ir.Function(
         b.module, gemm.PARALLEL_TYPE, name=gemm.PARALLEL_SYMBOL)
-    with u.for_range(b, dot.nb, name="batch") as i:
-        pa = b.gep(a, [b.mul(i, u.i64(dot.lhs.batch_stride))], source_etype=u.F32)
-        pc = b.gep(c, [b.mul(i, u.i64(dot.rhs.batch_stride))], source_etype=u.F32)
-        po = b.gep(out, [b.mul(i, u.i64(dot.m * dot.n))], source_etype=u.F32)
-        b.call(fn, [_trans(dot.lhs), _trans(dot.rhs), u.i64(dot.m), u.i64(dot.n), u.i64(dot.k),
-                    pa, u.i64(dot.lhs.ld), pc, u.i64(dot.rhs.ld), po, u.i64(dot.n)])
+    b.call(fn, [_trans(dot.lhs), _trans(dot.rhs), u.i64(dot.m), u.i64(dot.n), u.i64(dot.k),
+                a, u.i64(dot.lhs.ld), c, u.i64(dot.rhs.ld), out, u.i64(dot.n), u.i64(dot.nb),
+                u.i64(dot.lhs.batch_stride), u.i64(dot.rhs.batch_stride),
+                u.i64(dot.m * dot.n)])
 
 
 def _emit_split_part(module: ir.Module, name: str, dot: BlasDot, ety: ir.Type,

@@ -95,7 +95,7 @@ def dot_variants(ins: Instruction) -> list[dict[str, int | str]]:
     """The variants worth timing for this dot (just the default when there is no choice)."""
     t = DotThunk(ins)
     layouts = ["view", "copy"] if t.strided else ["view"]
-    own = t.form is not None and t.form.own  # one gemm call per batch either way
+    own = t.form is not None and t.form.own  # one gemm call for every batch either way
     batches = ["stacked", "loop"] if t.batched and not own else ["stacked"]
     return [{"layout": lay, "batch": bat} for bat in batches for lay in layouts]
 

@@ -4,11 +4,10 @@ across hlotool's threads.
 Two entries, compiled once per host as a runtime library (then loaded from the disk
 cache), written in LLVM IR:
 
-* `PARALLEL_SYMBOL` (`void (i32 trans_a, i32 trans_b, i64 m, i64 n, i64 k, ptr a, i64 lda,
-  ptr b, i64 ldb, ptr c, i64 ldc)`, C = op(A) op(B), row-major) is what large f32 dots
-  call on hosts with AVX-512 (`blas.own_gemm`). C is cut into tiles (strips of NR columns
-  times row groups, `_groups`) that `hlotool_parallel_for` hands to the threads, each with
-  FTZ/DAZ set as XLA:CPU's threads run;
+* `PARALLEL_SYMBOL` (C[i] = op(A[i]) op(B[i]) for a batch of row-major matrices) is what
+  large f32 dots call on hosts with AVX-512 (`blas.own_gemm`). Each C is cut into tiles
+  (strips of NR columns times row groups, `_groups`) that one `hlotool_parallel_for` over
+  all the batches hands to the threads, each with FTZ/DAZ set as XLA:CPU's threads run;
 * `SYMBOL` has CBLAS's `cblas_sgemm` signature (alpha, beta) and runs on the calling
   thread (the tests check the kernels through it).
 
@@ -56,7 +55,8 @@ NC = 256
 #: Rows of A per packed block when A is transposed (rounded down to a multiple of MR).
 MC_ROWS = 192
 #: The parallel entry: `void (i32 trans_a, i32 trans_b, i64 m, i64 n, i64 k, ptr a,
-#: i64 lda, ptr b, i64 ldb, ptr c, i64 ldc)`, C = op(A) op(B) (row-major).
+#: i64 lda, ptr b, i64 ldb, ptr c, i64 ldc, i64 batches, i64 stride_a, i64 stride_b,
+#: i64 stride_c)`: C[i] = op(A[i]) op(B[i]) (row-major; matrix i at i * stride floats).
 PARALLEL_SYMBOL = "hlotool_llvm_sgemm_parallel"
 #: Tiles of C per thread the parallel entry cuts at least (for balance on a busy host).
 CHUNKS = 4
@@ -68,7 +68,8 @@ _I32 = ir.IntType(32)
 _SIG = ir.FunctionType(ir.VoidType(), [_I32, _I32, _I32, u.I64, u.I64, u.I64, _F, u.PTR,
                                        u.I64, u.PTR, u.I64, _F, u.PTR, u.I64])
 PARALLEL_TYPE = ir.FunctionType(ir.VoidType(), [_I32, _I32, u.I64, u.I64, u.I64, u.PTR, u.I64,
-                                                u.PTR, u.I64, u.PTR, u.I64])
+                                                u.PTR, u.I64, u.PTR, u.I64, u.I64, u.I64, u.I64,
+                                                u.I64])
 _PART = ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64])
 
 
@@ -258,7 +259,7 @@ class _Kernels:
 #: The argument record of the column function (`void **`; integers as pointers, alpha
 #: and beta as their bits).
 _ARGS = ("ta", "tb", "m", "n", "k", "alpha", "a", "lda", "b", "ldb", "beta", "c", "ldc",
-         "strips", "group_rows")
+         "strips", "group_rows", "groups", "stride_a", "stride_b", "stride_c")
 _POINTERS = ("a", "b", "c")
 
 
@@ -287,18 +288,19 @@ def _pack_args(b: ir.IRBuilder, values: list[ir.Value]) -> ir.Value:
 
 def _emit_columns(m: ir.Module, kn: _Kernels, malloc: ir.Function,
                   free: ir.Function) -> ir.Function:
-    """`void columns(void **args, i64 r0, i64 r1, i64 s0, i64 s1)`: rows r0..r1 of C's
-    strips s0..s1 of NR columns: block by block of the contraction (KC) and of those
+    """`void columns(void **args, ptr a, ptr b, ptr c, i64 r0, i64 r1, i64 s0, i64 s1)`:
+    rows r0..r1 of C's strips s0..s1 of NR columns (of the matrices at a, b, c): block by block of the contraction (KC) and of those
     columns (NC), the B block packed into a buffer of this call (it stays in L2), A read in
     place when its rows are contiguous along the contraction, else packed block by block
     (MC rows)."""
-    fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [u.PTR] + [u.I64] * 4),
+    fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [u.PTR] * 4 + [u.I64] * 4),
                      name="hlotool.gemm.columns")
     fn.linkage = "internal"
     fn.attributes.add("noinline")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     v = _unpack_args(b, fn.args[0])
-    r0, r1, s0, s1 = fn.args[1:]
+    v["a"], v["b"], v["c"] = fn.args[1:4]
+    r0, r1, s0, s1 = fn.args[4:]
     trans_a = b.icmp_signed("==", v["ta"], ir.Constant(_I32, _TRANS))
     trans_b = b.icmp_signed("==", v["tb"], ir.Constant(_I32, _TRANS))
     # op(A)[r, p] at r*sa_r + p*sa_k; op(B)[p, j] read as "rows" j at j*sb_r + p*sb_k.
@@ -363,14 +365,17 @@ def _emit_serial(m: ir.Module, kn: _Kernels, columns: ir.Function) -> None:
     """`SYMBOL`: cblas_sgemm on the calling thread."""
     fn = ir.Function(m, _SIG, name=SYMBOL)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    args = _pack_args(b, [*fn.args[1:], u.i64(0), u.i64(0)])
-    b.call(columns, [args, u.i64(0), fn.args[3], u.i64(0), _ceil_div(b, fn.args[4], kn.nr)])
+    args = _pack_args(b, [*fn.args[1:], *[u.i64(0)] * 6])
+    a, bm, c = fn.args[7], fn.args[9], fn.args[12]
+    b.call(columns, [args, a, bm, c, u.i64(0), fn.args[3], u.i64(0),
+                     _ceil_div(b, fn.args[4], kn.nr)])
     b.ret_void()
 
 
 def _emit_tiles(m: ir.Module, columns: ir.Function, x86: bool) -> ir.Function:
     """`void part(void **args, i64 u0, i64 u1)`: units u0..u1, unit u the strip
-    u % strips of the row group u / strips (`group_rows` rows each), with FTZ/DAZ set."""
+    u % strips of the row group g = u / strips % groups (`group_rows` rows each) of the
+    batch u / strips / groups, with FTZ/DAZ set."""
     fn = ir.Function(m, _PART, name="hlotool.gemm.tiles")
     fn.linkage = "internal"
     b = ir.IRBuilder(fn.append_basic_block("entry"))
@@ -381,14 +386,16 @@ def _emit_tiles(m: ir.Module, columns: ir.Function, x86: bool) -> ir.Function:
     def body() -> None:
         first, last = b.sdiv(u0, strips), b.sdiv(b.sub(u1, u.i64(1)), strips)
         with u.for_range(b, b.add(b.sub(last, first), u.i64(1)), name="group") as i:
-            g = b.add(first, i)
-            base = b.mul(g, strips)
+            row = b.add(first, i)
+            base = b.mul(row, strips)
             s0 = b.sub(b.select(b.icmp_signed(">", u0, base), u0, base), base)
             s1 = b.sub(_smin(b, u1, b.add(base, strips)), base)
+            batch, g = b.sdiv(row, v["groups"]), b.srem(row, v["groups"])
             r0 = b.mul(g, group_rows)
             r1 = _smin(b, b.add(r0, group_rows), v["m"])
+            at = [b.gep(v[p], [b.mul(batch, v[f"stride_{p}"])], source_etype=_F) for p in "abc"]
             with b.if_then(b.icmp_signed("<", r0, r1)):
-                b.call(columns, [args, r0, r1, s0, s1])
+                b.call(columns, [args, *at, r0, r1, s0, s1])
 
     parallel.with_ftz(b, x86, body)
     b.ret_void()
@@ -422,21 +429,24 @@ def _clamp(b: ir.IRBuilder, x: ir.Value, lo: ir.Value, hi: ir.Value) -> ir.Value
 
 
 def _emit_parallel(m: ir.Module, kn: _Kernels, columns: ir.Function, x86: bool) -> None:
-    """`PARALLEL_SYMBOL`: C = op(A) op(B) on the threads as tiles of C: strips of NR
-    columns, times as many row groups as give each thread CHUNKS tiles at least (each
-    tile packs its own columns of B; a row group of MR rows at least)."""
+    """`PARALLEL_SYMBOL`: C[i] = op(A[i]) op(B[i]) for each of the `batches` on the
+    threads, all batches in one parallel loop, as tiles of C: strips of NR columns, times
+    as many row groups as give each thread CHUNKS tiles at least (each tile packs its
+    own columns of B; a row group of MR rows at least)."""
     fn = ir.Function(m, PARALLEL_TYPE, name=PARALLEL_SYMBOL)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    ta, tb, rows, cols, depth, a, lda, bm, ldb, c, ldc = fn.args
+    ta, tb, rows, cols, depth, a, lda, bm, ldb, c, ldc, batches, sa, sb, sc = fn.args
     parts = _smin(b, parallel.load_threads(b), u.i64(parallel.MAX_THREADS))
     strips = _ceil_div(b, cols, kn.nr)
     trans_a = b.icmp_signed("==", ta, ir.Constant(_I32, _TRANS))
-    groups = _groups(b, kn, rows, cols, strips, b.mul(parts, u.i64(CHUNKS)), trans_a)
+    per_batch = _ceil_div_v(b, b.mul(parts, u.i64(CHUNKS)), batches)
+    groups = _groups(b, kn, rows, cols, strips, per_batch, trans_a)
     group_rows = b.mul(_ceil_div(b, _ceil_div_v(b, rows, groups), kn.mr), u.i64(kn.mr))
+    groups = _ceil_div_v(b, rows, group_rows)
     one, zero = ir.Constant(_F, 1.0), ir.Constant(_F, 0.0)
     args = _pack_args(b, [ta, tb, rows, cols, depth, one, a, lda, bm, ldb, zero, c, ldc, strips,
-                          group_rows])
-    units = b.mul(strips, _ceil_div_v(b, rows, group_rows))
+                          group_rows, groups, sa, sb, sc])
+    units = b.mul(b.mul(strips, groups), batches)
     parallel.call_parallel_for(b, _emit_tiles(m, columns, x86), args, units, parts)
     b.ret_void()
 
