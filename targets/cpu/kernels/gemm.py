@@ -29,7 +29,8 @@ K-term sum's bound. It is not OpenBLAS's order, so such dots differ from the
 interpreter's numpy.matmul in the last bits (tests assert the contraction bound). The
 tile is chosen for the host: 6 x 64 with AVX-512 (24 of the 32 zmm registers accumulate;
 on Zen 4 it ran ahead of 12 x 32, 14 x 32, 8 x 48 and 4 x 96), 6 x 16 with AVX2 (12 of
-16 ymm; not used by dots: it ran 2-20% behind OpenBLAS's Haswell kernels).
+16 ymm; not used by dots: on large shapes it ran 1.1-1.6x the time of OpenBLAS's Haswell
+kernels).
 """
 
 from __future__ import annotations
