@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hlotool.targets.cpu.jit import CodeLibrary, Pipeline, host
+from hlotool.targets.cpu.jit import CodeLibrary, Pipeline, RuntimeLibrary, host
 
 from hlotool.ir.module import Module
 from hlotool.ir.structure import fingerprint
@@ -127,22 +127,31 @@ def library_key(name: str) -> str:
 
 
 def runtime_library(name: str, text: Callable[[], str],
-                    pipeline: Pipeline = Pipeline.FULL) -> CodeLibrary:
-    """The runtime library `name` whose LLVM IR is `text()`: its objects from the disk
-    cache (`DiskCache.default`), else compiled (and stored)."""
+                    pipeline: Pipeline = Pipeline.FULL) -> RuntimeLibrary:
+    """The runtime library `name` whose LLVM IR is `text()`, in the process's runtime
+    engine (`jit.RuntimeLibrary`): its objects from the disk cache (`DiskCache.default`),
+    else compiled (and stored). Each name is loaded once per process."""
+    loaded = _RUNTIME_LIBRARIES.get(name)
+    if loaded is not None:
+        return loaded
     cache = DiskCache.default()
     key = library_key(name)
-    library = CodeLibrary(name)
     entry = cache.load(key) if cache is not None else None
     if entry is not None:
-        library.load_objects(entry.objects)
-        library.cache_hit = True
-        return library
-    library.add_ir_module(text(), pipeline)
-    library.finalize()
-    if cache is not None:
-        cache.store(key, Entry(library.objects, {}))
+        library = RuntimeLibrary(name, entry.objects, cache_hit=True)
+    else:
+        compiled = CodeLibrary(name)
+        compiled.add_ir_module(text(), pipeline)
+        compiled.finalize()
+        if cache is not None:
+            cache.store(key, Entry(compiled.objects, {}))
+        library = RuntimeLibrary(name, compiled.objects, cache_hit=False)
+    _RUNTIME_LIBRARIES[name] = library
     return library
+
+
+#: The runtime libraries loaded in this process, by name.
+_RUNTIME_LIBRARIES: dict[str, RuntimeLibrary] = {}
 
 
 @dataclass(slots=True)

@@ -345,18 +345,24 @@ def test_cached_conv_calls_the_runtime_library(tmp_path: Path) -> None:
 
 def test_runtime_library_comes_from_the_disk_cache(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """The second load of a runtime library reads its objects instead of compiling."""
+    """A runtime library is loaded once per process; a new process (here: the process's
+    table of loaded libraries emptied) reads its objects from the disk cache instead of
+    compiling, into the same runtime engine."""
     import ctypes
 
     from hlotool.targets.cpu import cache as cache_module
 
-    text = 'define void @"f"(ptr %".1") {\nentry:\n  store i32 7, ptr %".1"\n  ret void\n}\n'
+    text = ('define void @"hlotool_test_store7"(ptr %".1") {\nentry:\n  store i32 7, ptr %".1"\n'
+            '  ret void\n}\n')
     monkeypatch.setattr(cache_module, "cache_dir", lambda: tmp_path)
+    monkeypatch.setattr(cache_module, "_RUNTIME_LIBRARIES", {})
     first = cache_module.runtime_library("test_lib", lambda: text)
+    assert cache_module.runtime_library("test_lib", lambda: "not IR: never parsed") is first
+    cache_module._RUNTIME_LIBRARIES.clear()
     second = cache_module.runtime_library("test_lib", lambda: "not IR: never parsed")
     assert not first.cache_hit and second.cache_hit
     out = (ctypes.c_int32 * 1)()
-    second.get_function("f")(ctypes.cast(out, ctypes.POINTER(ctypes.c_void_p)))
+    second.get_function("hlotool_test_store7")(ctypes.cast(out, ctypes.POINTER(ctypes.c_void_p)))
     assert out[0] == 7
 
 
