@@ -550,11 +550,7 @@ def _emit_split(b: ir.IRBuilder, name: str, dot: BlasDot, lhs: ir.Value, rhs: ir
     are packed first, on the calling thread."""
     from hlotool.targets.cpu.kernels import parallel
 
-    offsets = dot.scratch_offsets
-    a = _pack_only(b, dot.lhs, lhs, b.gep(scratch, [u.i64(offsets[0])], source_etype=u.I8),
-                   dot.dtype)
-    c = _pack_only(b, dot.rhs, rhs, b.gep(scratch, [u.i64(offsets[1])], source_etype=u.I8),
-                   dot.dtype)
+    a, c = _operands(b, dot, lhs, rhs, scratch)
     by_rows = dot.m * dot.k > dot.k * dot.n
     part = _emit_split_part(b.module, name, dot, ety, by_rows)
     threads = parallel.load_threads(b)
@@ -571,11 +567,7 @@ def _emit_own(b: ir.IRBuilder, dot: BlasDot, lhs: ir.Value, rhs: ir.Value, out: 
     """`dot` as one call of hlotool's own gemm (`gemm.PARALLEL_SYMBOL`), every batch's
     tiles split across the threads with FTZ/DAZ set (as `_emit_split`); packed operands
     are packed first, on the calling thread."""
-    offsets = dot.scratch_offsets
-    a = _pack_only(b, dot.lhs, lhs, b.gep(scratch, [u.i64(offsets[0])], source_etype=u.I8),
-                   dot.dtype)
-    c = _pack_only(b, dot.rhs, rhs, b.gep(scratch, [u.i64(offsets[1])], source_etype=u.I8),
-                   dot.dtype)
+    a, c = _operands(b, dot, lhs, rhs, scratch)
     fn = b.module.globals.get(gemm.PARALLEL_SYMBOL) or ir.Function(
         b.module, gemm.PARALLEL_TYPE, name=gemm.PARALLEL_SYMBOL)
     b.call(fn, [_trans(dot.lhs), _trans(dot.rhs), u.i64(dot.m), u.i64(dot.n), u.i64(dot.k),
@@ -631,6 +623,17 @@ def _emit_split_part(module: ir.Module, name: str, dot: BlasDot, ety: ir.Type,
     parallel.with_ftz(b, True, body)
     b.ret_void()
     return fn
+
+
+def _operands(b: ir.IRBuilder, dot: BlasDot, lhs: ir.Value, rhs: ir.Value,
+              scratch: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """The pointers the split forms read the operands from: each packed into its scratch
+    area (on the calling thread) or read in place."""
+    offsets = dot.scratch_offsets
+    return (_pack_only(b, dot.lhs, lhs, b.gep(scratch, [u.i64(offsets[0])], source_etype=u.I8),
+                       dot.dtype),
+            _pack_only(b, dot.rhs, rhs, b.gep(scratch, [u.i64(offsets[1])], source_etype=u.I8),
+                       dot.dtype))
 
 
 def _pack_only(b: ir.IRBuilder, op: Operand, src: ir.Value, area: ir.Value,
