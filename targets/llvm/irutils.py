@@ -146,6 +146,38 @@ def stack_buffer(builder: ir.IRBuilder, typ: ir.Type, count: int, name: str,
     return buf
 
 
+def splat(builder: ir.IRBuilder, x: ir.Value, vty: ir.VectorType) -> ir.Value:
+    """A vector of `vty` with every lane x."""
+    zero = ir.Constant(vty, None)
+    return builder.shuffle_vector(builder.insert_element(zero, x, i64(0)), zero,
+                                  ir.Constant(ir.VectorType(I32, vty.count), None))
+
+
+def vector_load(builder: ir.IRBuilder, ptr: ir.Value, vty: ir.VectorType,
+                mask: ir.Value | None = None, fill: ir.Value | None = None,
+                align: int = 4) -> ir.Value:
+    """The vector at ptr, or only its lanes under `mask` (`llvm.masked.load`: the other
+    lanes are not read and hold `fill`, default zero)."""
+    if mask is None:
+        return builder.load(ptr, typ=vty, align=align)
+    fn = _function(builder.module, f"llvm.masked.load.{_mangle(vty)}.p0", vty,
+                   [PTR, I32, mask.type, vty])
+    return builder.call(fn, [ptr, ir.Constant(I32, align), mask,
+                             fill if fill is not None else ir.Constant(vty, None)])
+
+
+def vector_store(builder: ir.IRBuilder, value: ir.Value, ptr: ir.Value,
+                 mask: ir.Value | None = None, align: int = 4) -> None:
+    """Store a vector at ptr, or only its lanes under `mask` (`llvm.masked.store`)."""
+    if mask is None:
+        builder.store(value, ptr, align=align)
+        return
+    vty = value.type
+    fn = _function(builder.module, f"llvm.masked.store.{_mangle(vty)}.p0",
+                   ir.VoidType(), [vty, PTR, I32, mask.type])
+    builder.call(fn, [value, ptr, ir.Constant(I32, align), mask])
+
+
 def memcpy(builder: ir.IRBuilder, dst: ir.Value, src: ir.Value, nbytes: ir.Value | int) -> None:
     """Copy `nbytes` from `src` to `dst` (`llvm.memcpy`: the ranges must not overlap)."""
     fn = _declare(builder.module, "llvm.memcpy.p0.p0.i64", [PTR, PTR, I64, I1])
@@ -168,7 +200,15 @@ def _declare(module: ir.Module, name: str, args: list[ir.Type]) -> ir.Function:
     return fn
 
 
+def _function(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+    """The function `name` of that type, declared on first use."""
+    fn = module.globals.get(name)
+    return fn if fn is not None else ir.Function(module, ir.FunctionType(ret, args), name=name)
+
+
 def _mangle(t: ir.Type) -> str:
+    if isinstance(t, ir.VectorType):
+        return f"v{t.count}{_mangle(t.element)}"
     if isinstance(t, ir.IntType):
         return f"i{t.width}"
     if isinstance(t, ir.HalfType):

@@ -260,19 +260,23 @@ def test_sum_of_a_parameter_takes_the_lean_pipeline() -> None:
     from hlotool.targets.cpu.codegen import plan_module
     from hlotool.targets.cpu.jit import Pipeline
 
-    (plan,) = plan_module(parse_hlo(reduce_text((7, 1000), [1], "add"))).plans.values()
+    (plan,) = plan_module(parse_hlo(reduce_text((7, 200), [1], "add"))).plans.values()
     assert plan.pipeline is Pipeline.LEAN
 
 
 #: Reduces whose first tree level folds LANES windows per vector (`lane_folded`): trailing
-#: reduced dims, the last one in whole windows of 32, LANES windows at a time; the other
-#: reduced dims' windows may be partial (100 -> padded windows of 32). 8 and 40 windows
-#: are one vector a call on AVX2 hosts (16 and 48: two; 32 and more: four), and not lane
-#: folded on AVX-512 hosts (16 windows a vector). 64x1024 has too few window rows to read
-#: them whole (`WHOLE_ROW_UNITS`): its units are column blocks.
+#: reduced dims, the last one cut into windows of 32, at least LANES of them; the other
+#: reduced dims' windows may be partial (100 -> padded windows of 32), and so may the
+#: last one's (1000 -> 32 windows, 12 padding elements in front; 520 -> 17 windows, one
+#: past the first vector on AVX-512; 3000 -> 94). 8 and 40 windows are one vector a call
+#: on AVX2 hosts (16 and 48: two; 32 and more: four), and not lane folded on AVX-512
+#: hosts (16 windows a vector). 64x1024 has too few window rows to read them whole
+#: (`WHOLE_ROW_UNITS`): its units are column blocks.
 LANE_SHAPES = [((1 << 15,), [0]), ((2048, 512), [0, 1]), ((4, 1024), [1]),
                ((3, 100, 512), [1, 2]), ((7, 33, 1024), [1, 2]), ((2, 3, 40, 512), [2, 3]),
-               ((3, 256), [1]), ((5, 1280), [1]), ((2, 9, 1536), [1, 2]), ((64, 1024), [0, 1])]
+               ((3, 256), [1]), ((5, 1280), [1]), ((2, 9, 1536), [1, 2]), ((64, 1024), [0, 1]),
+               ((7, 1000), [1]), ((4, 520), [1]), ((33, 520), [0, 1]), ((300, 3000), [0, 1]),
+               ((2, 70, 1000), [1, 2]), ((9, 3000), [1]), ((1000, 1000), [0, 1])]
 
 
 @pytest.mark.parametrize(("shape", "dims"), LANE_SHAPES)
@@ -286,16 +290,72 @@ def test_vector_first_level_folds_each_window_in_order(shape: tuple[int, ...], d
 
     text = reduce_text(shape, dims, op, init="1" if op == "multiply" else "0.5")
     (plan,) = plan_module(parse_hlo(text)).plans.values()
-    assert lane_folded(plan) is (shape[-1] // 32 % LANES[PrimitiveType.F32] == 0)
+    assert lane_folded(plan) is (-(-shape[-1] // 32) >= LANES[PrimitiveType.F32])
     x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
     if op == "multiply":
         x = (1 + x * np.float32(0.001)).astype(np.float32)
     check(text, x)
 
 
+def _reference_lane_fold(x: np.ndarray, acc: np.ndarray, lo: int, hi: int, op: str) -> None:
+    """What the runtime lane fold computes: per row of x, window q's elements lo <= e < hi
+    folded into acc[q] in order (float32 at every step)."""
+    for row in x:
+        for q in range(acc.size):
+            for e in range(max(lo, 32 * q), min(hi, 32 * q + 32)):
+                acc[q] = acc[q] + row[e] if op == "add" else acc[q] * row[e]
+
+
+@pytest.mark.parametrize(("lanes", "group"), [(16, 1), (8, 1), (8, 2), (8, 4), (4, 4)])
+@pytest.mark.parametrize(("lo", "hi"), [(0, 1024), (12, 1024), (0, 1000), (5, 532), (20, 30)])
+@pytest.mark.parametrize("op", ["add", "multiply"])
+def test_runtime_lane_fold_masks_the_padding_of_edge_blocks(
+        monkeypatch: pytest.MonkeyPatch, lanes: int, group: int, lo: int, hi: int,
+        op: str) -> None:
+    """The lane fold for each vector width and group of vectors the hosts use (16 f32
+    lanes on AVX-512, 8 in groups of 1, 2 or 4 on AVX2; 4 as f64 does on AVX2), run on
+    this host: blocks that reach past [lo, hi) read only the elements inside it and store
+    only the windows below hi, bit for bit as the windows fold in order."""
+    import ctypes
+
+    from llvmlite import ir
+
+    from hlotool.ir.opcodes import Opcode
+    from hlotool.ir.types import PrimitiveType
+    from hlotool.targets.cpu.jit import CodeLibrary, Pipeline
+    from hlotool.targets.cpu.kernels import reduce as R
+
+    monkeypatch.setitem(R.LANES, PrimitiveType.F32, lanes)
+    module = ir.Module(name="fold")
+    R._emit_lane_fold(module, "fold", PrimitiveType.F32,
+                      Opcode.ADD if op == "add" else Opcode.MULTIPLY, group)
+    library = CodeLibrary("fold")
+    library.add_ir_module(str(module), Pipeline.LEAN)
+    library.finalize()
+    i64 = ctypes.c_int64
+    fold = ctypes.CFUNCTYPE(None, ctypes.c_void_p, i64, i64, ctypes.c_void_p, i64, i64, i64)(
+        library.address("fold"))
+    span = lanes * group * 32
+    blocks = -(-1024 // span)
+    rng = np.random.default_rng(lo * 7 + hi)
+    x = rng.standard_normal((3, blocks * span)).astype(np.float32)
+    if op == "multiply":
+        x = (1 + x * np.float32(0.01)).astype(np.float32)
+    windows = blocks * span // 32
+    got = np.full(windows, 7.0, np.float32)
+    got[:-(-hi // 32)] = 0.5
+    want = got.copy()
+    fold(x.ctypes.data, x.shape[1], x.shape[0], got.ctypes.data, blocks, lo, hi)
+    _reference_lane_fold(x, want[:-(-hi // 32)], lo, hi, op)
+    assert_same(got, want)
+
+
 def test_vector_first_level_f64_and_edge_values() -> None:
     x = np.random.default_rng(6).standard_normal((3, 1024))
     check(reduce_text(x.shape, [1], "add", "f64", init="0.25"), x)
+    check(reduce_text((3, 1000), [1], "add", "f64", init="0.25"), x[:, :1000].copy())
+    check(reduce_text((2, 3000), [0, 1], "multiply", "f64", init="1"),
+          1 + 0.001 * np.random.default_rng(7).standard_normal((2, 3000)))
     y = np.tile(np.array([0.0, -0.0, 1e-40, -1e-40, 3e38, 3e38, 1.0, -1.0], np.float32), 64)
     edges = np.stack([y, y[::-1], np.where(np.arange(512) == 77, np.nan, y),
                       np.where(np.arange(512) == 300, np.inf, y)]).astype(np.float32)

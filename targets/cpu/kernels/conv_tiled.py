@@ -216,7 +216,7 @@ def _emit_micro(module: ir.Module, name: str, vty: ir.VectorType, vectors: int,
     mask = None
     if masked:
         lanes = ir.Constant(ir.VectorType(u.I64, vl), list(range(vl)))
-        mask = b.icmp_unsigned("<", lanes, _splat(b, width, ir.VectorType(u.I64, vl)))
+        mask = b.icmp_unsigned("<", lanes, u.splat(b, width, ir.VectorType(u.I64, vl)))
     masks = [mask if masked and j == vectors - 1 else None for j in range(vectors)]
     rows = [b.gep(a, [b.select(b.icmp_signed("<", u.i64(i), m), b.mul(u.i64(i), kk), u.i64(0))],
                   source_etype=ety) if i else a for i in range(MR)]
@@ -232,14 +232,13 @@ def _emit_micro(module: ir.Module, name: str, vty: ir.VectorType, vectors: int,
         for acc in row:
             acc.add_incoming(zero, pre)
     krow = b.gep(k, [b.mul(p, ldk)], source_etype=ety)
-    bv = [_load(b, b.gep(krow, [u.i64(j * vl)], source_etype=ety), vty, m)
+    bv = [u.vector_load(b, b.gep(krow, [u.i64(j * vl)], source_etype=ety), vty, m)
           for j, m in enumerate(masks)]
-    fma = _declare(module, f"llvm.fma.{_mangle(vty)}", vty, [vty, vty, vty])
     new = []
     for i in range(MR):
         s = b.load(b.gep(rows[i], [p], source_etype=ety), typ=ety)
-        splat = _splat(b, s, vty)
-        new.append([b.call(fma, [splat, v, acc]) for v, acc in zip(bv, accs[i], strict=True)])
+        splat = u.splat(b, s, vty)
+        new.append([u.intrinsic(b, "llvm.fma", vty, [splat, v, acc]) for v, acc in zip(bv, accs[i], strict=True)])
     nxt = b.add(p, u.i64(1), flags=["nuw", "nsw"])
     p.add_incoming(nxt, b.block)
     for row, vals in zip(accs, new, strict=True):
@@ -255,43 +254,8 @@ def _emit_micro(module: ir.Module, name: str, vty: ir.VectorType, vectors: int,
             b.position_at_end(store)
         crow = b.gep(c, [b.mul(u.i64(i), ldc)], source_etype=ety)
         for j, (v, mask) in enumerate(zip(vals, masks, strict=True)):
-            _store(b, v, b.gep(crow, [u.i64(j * vl)], source_etype=ety), mask)
+            u.vector_store(b, v, b.gep(crow, [u.i64(j * vl)], source_etype=ety), mask)
     b.branch(done)
     b.position_at_end(done)
     b.ret_void()
 
-
-def _splat(b: ir.IRBuilder, x: ir.Value, vty: ir.VectorType) -> ir.Value:
-    """A vector of `vty` with every lane x."""
-    zero = ir.Constant(vty, None)
-    return b.shuffle_vector(b.insert_element(zero, x, u.i64(0)), zero,
-                            ir.Constant(ir.VectorType(u.I32, vty.count), None))
-
-
-def _load(b: ir.IRBuilder, p: ir.Value, vty: ir.VectorType, mask: ir.Value | None) -> ir.Value:
-    """The vector at p, or its lanes under `mask` (the rest zero)."""
-    if mask is None:
-        return b.load(p, typ=vty, align=4)
-    fn = _declare(b.module, f"llvm.masked.load.{_mangle(vty)}.p0", vty,
-                  [u.PTR, u.I32, mask.type, vty])
-    return b.call(fn, [p, ir.Constant(u.I32, 4), mask, ir.Constant(vty, None)])
-
-
-def _store(b: ir.IRBuilder, v: ir.Value, p: ir.Value, mask: ir.Value | None) -> None:
-    """Store v at p, or its lanes under `mask`."""
-    vty = v.type
-    if mask is None:
-        b.store(v, p, align=4)
-        return
-    fn = _declare(b.module, f"llvm.masked.store.{_mangle(vty)}.p0", ir.VoidType(),
-                  [vty, u.PTR, u.I32, mask.type])
-    b.call(fn, [v, p, ir.Constant(u.I32, 4), mask])
-
-
-def _declare(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
-    fn = module.globals.get(name)
-    return fn if fn is not None else ir.Function(module, ir.FunctionType(ret, args), name=name)
-
-
-def _mangle(vty: ir.VectorType) -> str:
-    return f"v{vty.count}{'f32' if isinstance(vty.element, ir.FloatType) else 'f64'}"

@@ -34,6 +34,7 @@ from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import Shape
 from hlotool.targets.llvm import irutils as u
 from hlotool.targets.cpu.kernels import parallel
+from hlotool.targets.llvm.transpose import transpose
 from hlotool.targets.llvm.elemental import (
     ElementalEmitter,
     Input,
@@ -204,34 +205,12 @@ class _BlockTranspose:
             ptr = b.gep(self.src, [linear_index(b, self.in_dims, tuple(source))],
                         source_etype=self.ty, inbounds=True)
             rows.append(b.load(ptr, typ=self.vec, align=self.align))
-        for r, row in enumerate(_transpose_block(b, rows)):
+        for r, row in enumerate(transpose(b, rows)):
             at = dict(index)
             at[j] = b.add(index[j], u.i64(r))
             ptr = b.gep(self.dst, [linear_index(b, self.out_dims, tuple(at[d] for d in sorted(at)))],
                         source_etype=self.ty, inbounds=True)
             b.store(row, ptr, align=self.align)
-
-
-def _lanes(indices: list[int]) -> ir.Constant:
-    return ir.Constant(ir.VectorType(u.I32, len(indices)), indices)
-
-
-def _transpose_block(b: ir.IRBuilder, rows: list[ir.Value]) -> list[ir.Value]:
-    """Transpose BLOCK vectors of BLOCK lanes: each stage swaps one bit of the row
-    number with the same bit of the lane number (log2(BLOCK) stages of shuffles)."""
-    rows = list(rows)
-    bit = 1
-    while bit < BLOCK:
-        low = [j if not j & bit else BLOCK + (j ^ bit) for j in range(BLOCK)]
-        high = [j | bit if not j & bit else BLOCK + j for j in range(BLOCK)]
-        for i in range(BLOCK):
-            if i & bit:
-                continue
-            a, c = rows[i], rows[i | bit]
-            rows[i] = b.shuffle_vector(a, c, _lanes(low))
-            rows[i | bit] = b.shuffle_vector(a, c, _lanes(high))
-        bit *= 2
-    return rows
 
 
 #: A loop kernel's partitioned range covers its leading dims until they hold this many

@@ -75,6 +75,7 @@ from hlotool.targets.llvm.elemental import (
     unsupported_reason,
 )
 from hlotool.targets.cpu.kernels.sort import ScalarEmitter, ordered_parameters
+from hlotool.targets.llvm.transpose import transpose
 
 O = Opcode
 P = PrimitiveType
@@ -290,9 +291,11 @@ GROUPS = (1,) if LANES[P.F32] == 16 else (4, 2, 1)
 
 
 def lane_group(t: PrimitiveType, windows: int) -> int:
-    """Vectors folded side by side for `windows` windows of the last reduced dim (a
-    multiple of LANES[t]): the largest of GROUPS that divides them."""
-    return next(g for g in GROUPS if windows % (LANES[t] * g) == 0)
+    """Vectors folded side by side for `windows` windows of the last reduced dim: the
+    largest of GROUPS that divides them into whole blocks, else the largest block they
+    fill at least once (the last block is then part padding, `_emit_lane_fold`)."""
+    whole = [g for g in GROUPS if windows % (LANES[t] * g) == 0]
+    return whole[0] if whole else next((g for g in GROUPS if windows >= LANES[t] * g), 1)
 
 
 #: Units of the vector first level below which its rows are cut into column blocks, so
@@ -301,13 +304,14 @@ WHOLE_ROW_UNITS = 8
 
 
 def unit_windows(t: PrimitiveType, counts: Sequence[int], outputs: int) -> int:
-    """Windows of the last reduced dim one unit of the vector first level folds, given
-    each reduced dim's window count and the output elements: all of them when other
-    reduced dims have windows and that leaves WHOLE_ROW_UNITS units (one lane-fold call
-    then reads its rows whole, in memory order: 2x the bandwidth of reading them in
-    column blocks on a 2-core EPYC), else LANES times the group."""
-    whole = len(counts) > 1 and outputs * math.prod(counts[:-1]) >= WHOLE_ROW_UNITS
-    return counts[-1] if whole else LANES[t] * lane_group(t, counts[-1])
+    """Windows of the last reduced dim one unit of the vector first level holds (a
+    multiple of the block, LANES times the group), given each reduced dim's window count
+    and the output elements: all of them when that leaves WHOLE_ROW_UNITS units (one
+    lane-fold call then reads its rows whole, in memory order: 2x the bandwidth of
+    reading them in column blocks on a 2-core EPYC), else one block."""
+    block = LANES[t] * lane_group(t, counts[-1])
+    whole = outputs * math.prod(counts[:-1]) >= WHOLE_ROW_UNITS
+    return -(-counts[-1] // block) * block if whole else block
 
 
 #: Most values the tree levels after the lane-folded first one may fold for the kernel
@@ -340,8 +344,15 @@ def lane_folded(plan: ReducePlan) -> bool:
     levels = fold_levels(red)
     if not levels:
         return False
-    n, w, pad, count = levels[0].dims[-1]
-    return w == TREE_WINDOW and pad == 0 and n % w == 0 and count % LANES[t] == 0
+    return _lane_windows(levels[0].dims[-1], t)
+
+
+def _lane_windows(dim: tuple[int, int, int, int], t: PrimitiveType) -> bool:
+    """Whether the last reduced dim's first-level windows (n, w, pad, count) fold with
+    vectors: windows of 32, at least LANES of them (padding at the ends and a last block
+    part empty are masked)."""
+    n, w, pad, count = dim
+    return w == TREE_WINDOW and count >= LANES[t]
 
 
 def fold_levels(reduce: Instruction) -> list[_Level]:
@@ -512,7 +523,8 @@ def _emit_lane_kernel(module: ir.Module, plan: ReducePlan, symbol: str, x86: boo
     src = red.operand(0).shape.dimensions
     outputs = math.prod(src[:len(src) - len(red.attrs["dimensions"])])
     counts = [d[3] for d in fold_levels(red)[0].dims]
-    units = outputs * math.prod(counts) // unit_windows(red.shape.element_type, counts, outputs)
+    per_unit = unit_windows(red.shape.element_type, counts, outputs)
+    units = outputs * math.prod(counts[:-1]) * -(-counts[-1] // per_unit)
     work = _work(red, sources)
     first = parallel.body_function(module, f"{symbol}.l1", n_args)
     _emit_lane_level(first, plan)
@@ -562,8 +574,7 @@ def lane_row(red: Instruction, source: Input | None, kept: int) -> bool:
     levels = fold_levels(red)
     if not levels:
         return False
-    n, w, pad, count = levels[0].dims[-1]
-    return w == TREE_WINDOW and pad == 0 and n % w == 0 and count % LANES[t] == 0
+    return _lane_windows(levels[0].dims[-1], t)
 
 
 class _LaneFolder:
@@ -579,22 +590,21 @@ class _LaneFolder:
         self.level = fold_levels(red)[0].dims
         counts = [d[3] for d in self.level]
         group = lane_group(t, counts[-1])
-        #: Windows one unit folds: `blocks` blocks of `group` vectors of LANES windows.
+        #: Windows one unit holds: `blocks` blocks of `group` vectors of LANES windows
+        #: (the last unit's last block may run past the last window).
         self.lanes = unit_windows(t, counts, outputs)
         self.blocks = self.lanes // (LANES[t] * group)
         self.ety = u.value_type(t)
-        self.vty = ir.VectorType(self.ety, LANES[t])
-        zero = ir.Constant(self.vty, None)
-        self.splat = b.shuffle_vector(b.insert_element(zero, init, u.i64(0)), zero,
-                                      ir.Constant(ir.VectorType(u.I32, LANES[t]), None))
+        self.init = init
         name = lane_symbol(t, reducer_op(red), group)
         self.fold = b.module.globals.get(name) or ir.Function(b.module, _LANE_FOLD, name=name)
         src = red.operand(0).shape.dimensions
         reduced = [src[d] for d in sorted(red.attrs["dimensions"])]
         self.strides = [math.prod(reduced[k + 1:]) for k in range(len(reduced))]
         self.per_output = math.prod(reduced)
+        self.counts = counts
         #: Units per output element: level-1 positions of the other reduced dims x groups.
-        self.units = [*counts[:-1], counts[-1] // self.lanes]
+        self.units = [*counts[:-1], -(-counts[-1] // self.lanes)]
         #: Level-1 values per output element.
         self.positions = math.prod(counts)
 
@@ -612,40 +622,54 @@ class _LaneFolder:
         into `level1` + `first` + their positions (which start as the init value)."""
         b, lanes = self.b, self.lanes
         pos, g = index[:-1], index[-1]
-        slot = b.add(first, b.mul(linear_index(b, self.units, tuple(index)), u.i64(lanes)))
+        n, _, pad, count = self.level[-1]
+        q0 = b.mul(g, u.i64(lanes))
+        slot = b.add(b.add(first, b.mul(linear_index(b, self.counts[:-1], tuple(pos)),
+                                        u.i64(count))), q0)
         acc = b.gep(level1, [slot], source_etype=self.ety, inbounds=True)
-        width = self.vty.count
-        with u.for_range(b, u.i64(lanes // width), name="init") as v:
-            at_v = b.gep(acc, [b.mul(v, u.i64(width))], source_etype=self.ety, inbounds=True)
-            b.store(self.splat, at_v, align=4)
+        # This unit's windows q0.. read elements from start = q0 * 32 - pad of each row;
+        # those in [lo, hi) relative to it are the input, the rest padding.
+        start = b.sub(b.mul(q0, u.i64(TREE_WINDOW)), u.i64(pad))
+        lo = b.select(b.icmp_signed("<", start, u.i64(0)), b.neg(start), u.i64(0))
+        hi = b.sub(u.i64(n), start)
+        with u.for_range(b, _smin(b, u.i64(lanes), b.sub(u.i64(count), q0)), name="init") as q:
+            b.store(self.init, b.gep(acc, [q], source_etype=self.ety, inbounds=True))
         blocks = u.i64(self.blocks)
+
+        def call(at: ir.Value, stride: ir.Value, rows: ir.Value) -> None:
+            b.call(self.fold, [b.gep(src, [at], source_etype=self.ety), stride, rows, acc,
+                               blocks, lo, hi])
 
         def rows(k: int, at: ir.Value) -> None:
             if not pos:
-                b.call(self.fold, [b.gep(src, [at], source_etype=self.ety), u.i64(0),
-                                   u.i64(1), acc, blocks])
+                call(at, u.i64(0), u.i64(1))
                 return
             n, w, pad, _ = self.level[k]
-            start = b.sub(b.mul(pos[k], u.i64(w)), u.i64(pad))
-            lo = b.select(b.icmp_signed("<", start, u.i64(0)), u.i64(0), start)
-            stop = b.add(start, u.i64(w))
-            hi = b.select(b.icmp_signed(">", stop, u.i64(n)), u.i64(n), stop)
-            first_row = b.add(at, b.mul(lo, u.i64(self.strides[k])))
+            begin = b.sub(b.mul(pos[k], u.i64(w)), u.i64(pad))
+            row0 = b.select(b.icmp_signed("<", begin, u.i64(0)), u.i64(0), begin)
+            stop = b.add(begin, u.i64(w))
+            row1 = b.select(b.icmp_signed(">", stop, u.i64(n)), u.i64(n), stop)
+            first_row = b.add(at, b.mul(row0, u.i64(self.strides[k])))
             if k == len(pos) - 1:
-                b.call(self.fold, [b.gep(src, [first_row], source_etype=self.ety),
-                                   u.i64(self.strides[k]), b.sub(hi, lo), acc, blocks])
+                call(first_row, u.i64(self.strides[k]), b.sub(row1, row0))
                 return
-            with u.for_range(b, b.sub(hi, lo), name=f"w{k}") as j:
+            with u.for_range(b, b.sub(row1, row0), name=f"w{k}") as j:
                 rows(k + 1, b.add(first_row, b.mul(j, u.i64(self.strides[k]))))
 
-        rows(0, b.add(base, b.mul(g, u.i64(lanes * TREE_WINDOW))))
+        rows(0, b.add(base, start))
 
 
-#: `void fold(ptr src, i64 stride, i64 rows, ptr acc, i64 blocks)`: the blocks * G * LANES
+def _smin(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    return b.select(b.icmp_signed("<", x, y), x, y)
+
+
+#: `void fold(ptr src, i64 stride, i64 rows, ptr acc, i64 blocks, i64 lo, i64 hi)`: the
 #: accumulators at acc (one per window) fold `rows` window rows, row r being the blocks *
 #: G * LANES * 32 elements at src + r * stride (window q: elements q * 32 .. q * 32 + 31),
-#: each window in order; rows are read whole, one after the other.
-_LANE_FOLD = ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64, u.PTR, u.I64])
+#: each window in order; only elements lo <= e < hi of a row are read (the others are
+#: padding: the reducer's identity) and only windows with an element below hi are
+#: stored; rows are read whole, one after the other.
+_LANE_FOLD = ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64, u.PTR, u.I64, u.I64, u.I64])
 
 
 def lane_symbol(t: PrimitiveType, op: Opcode | None, group: int) -> str:
@@ -682,60 +706,97 @@ def _emit_lane_fold(module: ir.Module, name: str, t: PrimitiveType, op: Opcode,
     """The runtime lane fold (`_LANE_FOLD`): per row and block, each of `group` segments
     loaded as vectors and transposed in registers so that vector j holds element j of
     each of its windows, then added (multiplied) into its accumulators in order; the
-    segments' chains interleave."""
+    segments' chains interleave. A block that reaches past [lo, hi) reads with masked
+    loads (the padding lanes hold the reducer's identity, -0 or 1, which leaves every
+    value as it is) and stores only its windows below hi."""
     fn = ir.Function(module, _LANE_FOLD, name=name)
     fn.attributes.add("nounwind")
-    src, stride, count, accp, blocks = fn.args
+    src, stride, count, accp, blocks, lo, hi = fn.args
     lanes = LANES[t]
-    ety = u.value_type(t)
-    vty = ir.VectorType(ety, lanes)
-    per_window = TREE_WINDOW // lanes
-    block = group * lanes
+    vty = ir.VectorType(u.value_type(t), lanes)
+    span = group * lanes * TREE_WINDOW
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    combine = b.fadd if op is O.ADD else b.fmul
+    identity = u.splat(b, ir.Constant(vty.element, -0.0 if op is O.ADD else 1.0), vty)
+    windows = _ceil_div(b, hi, TREE_WINDOW)
     with u.for_range(b, count, name="row") as r:
-        row = b.gep(src, [b.mul(r, stride)], source_etype=ety)
+        row = b.gep(src, [b.mul(r, stride)], source_etype=vty.element)
         with u.for_range(b, blocks, name="block") as k:
-            seg = b.gep(row, [b.mul(k, u.i64(block * TREE_WINDOW))], source_etype=ety)
-            at = [b.gep(accp, [b.add(b.mul(k, u.i64(block)), u.i64(g * lanes))],
-                        source_etype=ety) for g in range(group)]
-            vectors = [[b.load(b.gep(seg, [u.i64((g * lanes * per_window + j) * lanes)],
-                                     source_etype=ety), typ=vty, align=4)
-                        for j in range(lanes * per_window)] for g in range(group)]
-            values = [b.load(a, typ=vty, align=4) for a in at]
-            for part in range(per_window):
-                columns = [_transpose(b, [vectors[g][q * per_window + part]
-                                          for q in range(lanes)]) for g in range(group)]
-                for j in range(lanes):
-                    for g in range(group):
-                        values[g] = combine(values[g], columns[g][j])
-            for g in range(group):
-                b.store(values[g], at[g], align=4)
+            first = b.mul(k, u.i64(span))
+            edge = b.or_(b.icmp_signed("<", first, lo),
+                         b.icmp_signed(">", b.add(first, u.i64(span)), hi))
+            with b.if_else(edge) as (masked, whole):
+                with masked:
+                    window0 = b.sdiv(first, u.i64(TREE_WINDOW))
+                    bounds = _Bounds(_relative(b, lo, first, span), _relative(b, hi, first, span),
+                                     _relative(b, windows, window0, span // TREE_WINDOW),
+                                     identity)
+                    _fold_block(b, row, accp, first, group, vty, op, bounds)
+                with whole:
+                    _fold_block(b, row, accp, first, group, vty, op, None)
     b.ret_void()
 
 
-def _transpose(b: ir.IRBuilder, rows: list[ir.Value]) -> list[ir.Value]:
-    """The columns of a square block of vectors (lane c of result r = lane r of row c):
-    block swaps of halves, quarters, ... (log2(n) rounds of n two-vector shuffles)."""
-    n = len(rows)
-    rows = list(rows)
-    bit = n // 2
-    while bit:
-        new = list(rows)
-        for r in range(n):
-            if r & bit:
-                continue
-            lo = [c if not c & bit else n + (c ^ bit) for c in range(n)]
-            hi = [c ^ bit if not c & bit else n + c for c in range(n)]
-            new[r] = b.shuffle_vector(rows[r], rows[r | bit], _mask(lo))
-            new[r | bit] = b.shuffle_vector(rows[r], rows[r | bit], _mask(hi))
-        rows = new
-        bit //= 2
-    return rows
+@dataclass(slots=True)
+class _Bounds:
+    """An edge block of a lane fold: its elements lo <= e < hi (relative to the block,
+    i32) are the input, the rest padding (`fill`); its windows below `windows` are
+    stored."""
+
+    lo: ir.Value
+    hi: ir.Value
+    windows: ir.Value
+    fill: ir.Value
+
+    def mask(self, b: ir.IRBuilder, at: int, lanes: int, lo: ir.Value, hi: ir.Value) -> ir.Value:
+        """Lanes at + 0 .. at + lanes-1 that lie in [lo, hi): (p - lo) <u (hi - lo)."""
+        vty = ir.VectorType(u.I32, lanes)
+        where = ir.Constant(vty, list(range(at, at + lanes)))
+        return b.icmp_unsigned("<", b.sub(where, u.splat(b, lo, vty)),
+                               u.splat(b, b.sub(hi, lo), vty))
 
 
-def _mask(lanes: list[int]) -> ir.Constant:
-    return ir.Constant(ir.VectorType(u.I32, len(lanes)), lanes)
+def _relative(b: ir.IRBuilder, x: ir.Value, origin: ir.Value, size: int) -> ir.Value:
+    """x - origin clamped to [0, size], as i32."""
+    d = b.sub(x, origin)
+    d = b.select(b.icmp_signed("<", d, u.i64(0)), u.i64(0), d)
+    return b.trunc(b.select(b.icmp_signed(">", d, u.i64(size)), u.i64(size), d), u.I32)
+
+
+def _ceil_div(b: ir.IRBuilder, x: ir.Value, d: int) -> ir.Value:
+    return b.sdiv(b.add(x, u.i64(d - 1)), u.i64(d))
+
+
+def _fold_block(b: ir.IRBuilder, row: ir.Value, accp: ir.Value, first: ir.Value, group: int,
+                vty: ir.VectorType, op: Opcode, edge: _Bounds | None) -> None:
+    """One block of a lane fold: the elements at row + first, the accumulators of its
+    windows at accp + first / 32; an `edge` block masks its loads and its windows."""
+    lanes = vty.count
+    per_window = TREE_WINDOW // lanes
+    combine = b.fadd if op is O.ADD else b.fmul
+    ety = vty.element
+
+    def load(offset: int) -> ir.Value:
+        at = b.gep(row, [b.add(first, u.i64(offset))], source_etype=ety)
+        if edge is None:
+            return u.vector_load(b, at, vty)
+        return u.vector_load(b, at, vty, edge.mask(b, offset, lanes, edge.lo, edge.hi), edge.fill)
+
+    window0 = b.sdiv(first, u.i64(TREE_WINDOW))
+    accs = [b.gep(accp, [b.add(window0, u.i64(g * lanes))], source_etype=ety)
+            for g in range(group)]
+    acc_masks = [edge.mask(b, g * lanes, lanes, ir.Constant(u.I32, 0), edge.windows)
+                 if edge else None for g in range(group)]
+    vectors = [[load((g * lanes * per_window + j) * lanes) for j in range(lanes * per_window)]
+               for g in range(group)]
+    values = [u.vector_load(b, a, vty, m) for a, m in zip(accs, acc_masks, strict=True)]
+    for part in range(per_window):
+        columns = [transpose(b, [vectors[g][q * per_window + part] for q in range(lanes)])
+                   for g in range(group)]
+        for j in range(lanes):
+            for g in range(group):
+                values[g] = combine(values[g], columns[g][j])
+    for g in range(group):
+        u.vector_store(b, values[g], accs[g], acc_masks[g])
 
 
 def _work(red: Instruction, sources: list[Instruction]) -> int:
