@@ -297,6 +297,28 @@ def test_vector_first_level_folds_each_window_in_order(shape: tuple[int, ...], d
     check(text, x)
 
 
+@pytest.mark.parametrize(("shape", "dims", "op", "init"), [
+    ((1024, 2048), [0, 1], "maximum", "-inf"), ((1 << 21,), [0], "minimum", "inf"),
+    ((2, 2000, 1100), [1, 2], "maximum", "0"), ((1100, 3, 700), [0, 1, 2], "minimum", "5")])
+def test_order_free_reduce_with_few_outputs_is_split_across_threads(
+        shape: tuple[int, ...], dims: list[int], op: str, init: str) -> None:
+    """A full max (or one with fewer outputs than threads) folds ranges of its first
+    reduced dim on the threads, then the ranges: the same bits as one pass, NaN and
+    signed zeros included."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.kernels.reduce import split_chunks
+
+    text = reduce_text(shape, dims, op, init=init)
+    (plan,) = plan_module(parse_hlo(text)).plans.values()
+    assert split_chunks(plan) > 1
+    x = np.random.default_rng(8).standard_normal(shape).astype(np.float32)
+    check(text, x)
+    x.flat[x.size // 3] = np.nan
+    check(text, x)
+    check(text, np.where(x > 0, np.float32(0.0), np.float32(-0.0)))
+
+
 def _reference_lane_fold(x: np.ndarray, acc: np.ndarray, lo: int, hi: int, op: str) -> None:
     """What the runtime lane fold computes: per row of x, window q's elements lo <= e < hi
     folded into acc[q] in order (float32 at every step)."""

@@ -113,6 +113,10 @@ class ReducePlan:
     def scratch(self) -> list[Result]:
         """The kernel's scratch buffers (after its outputs): the first tree level's
         values when they are folded with vectors (`lane_folded`)."""
+        chunks = split_chunks(self)
+        if chunks:
+            outputs = math.prod(self.reduce.shape.dimensions)
+            return [Result(Shape.array(self.reduce.shape.element_type, (outputs, chunks)))]
         if not lane_folded(self):
             return []
         red = self.reduce
@@ -131,7 +135,7 @@ class ReducePlan:
         chains that no pass may vectorize, so the lean pipeline; the others' loops need
         the loop vectorizer."""
         scratch = self.scratch
-        if scratch and math.prod(scratch[0].shape.dimensions) <= QUICK_REST_VALUES:
+        if lane_folded(self) and math.prod(scratch[0].shape.dimensions) <= QUICK_REST_VALUES:
             return Pipeline.CALLS
         lean = reducer_op(self.reduce) is not None and order_sensitive(self.reduce) and \
             not is_column_reduction(self) and not buffered(self)
@@ -465,6 +469,10 @@ def emit_reduce_kernel(module: ir.Module, plan: ReducePlan, symbol: str, *, x86:
     if lane_folded(plan):
         _emit_lane_kernel(module, plan, symbol, x86)
         return
+    chunks = split_chunks(plan)
+    if chunks:
+        _emit_split_kernel(module, plan, symbol, x86, chunks)
+        return
     body = parallel.body_function(module, symbol, buffers + results)
     red = plan.reduce
     src = red.operand(0).shape.dimensions
@@ -482,6 +490,60 @@ def emit_reduce_kernel(module: ir.Module, plan: ReducePlan, symbol: str, *, x86:
     else:
         _GeneralEmitter(body, plan).emit()
     parallel.emit_entry(module, symbol, body, x86, outputs, parallel.max_parts(outputs, work))
+
+
+#: Ranges of the first reduced dim an order-free reduce with few outputs is cut into per
+#: output (`split_chunks`).
+SPLIT = 16
+#: The identity an order-free integer fold's ranges start from when the init value enters
+#: once (max, min, and, or are idempotent: their ranges start from the init).
+_IDENTITY = {O.ADD: 0, O.MULTIPLY: 1, O.XOR: 0}
+
+
+def split_chunks(plan: ReducePlan) -> int:
+    """Ranges per output element of the first reduced dim that the threads fold apart,
+    for a single-op reduce whose result does not depend on the order (integer, pred-free,
+    float max/min: `fold_levels` is empty) and whose output elements are too few for
+    the threads (a full max of a large array); 0 when the kernel folds each output in
+    one pass. Every range starts from the init value (idempotent reducers) or the op's
+    identity, and the second step folds the ranges from the init, so the result is the
+    one pass's."""
+    red = plan.reduce
+    if not isinstance(red, Instruction) or red.shape.is_tuple:
+        return 0
+    op, t = reducer_op(red), red.shape.element_type
+    if op is None or t is P.PRED or fold_levels(red) or is_column_reduction(plan):
+        return 0
+    if not init_idempotent(red) and op not in _IDENTITY:
+        return 0
+    rdims = sorted(red.attrs["dimensions"])
+    if not rdims:
+        return 0
+    src = red.operand(0).shape.dimensions
+    outputs = math.prod(n for d, n in enumerate(src) if d not in rdims)
+    chunks = min(SPLIT, src[rdims[0]])
+    work = _work(red, plan.inputs + [c for c, _ in plan.constants])
+    if chunks < 2 or parallel.max_parts(outputs * chunks, work) <= parallel.max_parts(outputs, work):
+        return 0
+    return chunks
+
+
+def _emit_split_kernel(module: ir.Module, plan: ReducePlan, symbol: str, x86: bool,
+                       chunks: int) -> None:
+    """`symbol` in two parallel steps (`split_chunks`): each (output, range) folded into
+    the scratch buffer, then each output's ranges folded into it."""
+    red = plan.reduce
+    sources = plan.inputs + [c for c, _ in plan.constants]
+    n_args = len(sources) + 2  # + the output and the ranges' buffer
+    outputs = math.prod(red.shape.dimensions)
+    first = parallel.body_function(module, f"{symbol}.ranges", n_args)
+    _SplitEmitter(first, plan, chunks).emit()
+    rest = parallel.body_function(module, f"{symbol}.rest", n_args)
+    _SplitEmitter(rest, plan, chunks).emit_rest()
+    work = _work(red, sources)
+    parallel.emit_steps(module, symbol, x86,
+                        [(first, outputs * chunks, parallel.max_parts(outputs * chunks, work)),
+                         (rest, outputs, 1)])
 
 
 #: Output elements a column reduction folds side by side (its accumulator rows).
@@ -1072,6 +1134,64 @@ def row_reduce_emitter(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: I
     folder.all_units(source.pointer, base, level1)
     r.level1, r.counts, r.per_row = level1, [d[3] for d in r.levels[0].dims], True
     return r
+
+
+class _SplitEmitter(_ReduceEmitter):
+    """The two steps of an order-free reduce cut into ranges of its first reduced dim
+    (`split_chunks`): units are (output, range) pairs, their values in the scratch
+    buffer [outputs, chunks] after the output."""
+
+    def __init__(self, fn: ir.Function, plan: ReducePlan, chunks: int) -> None:
+        super().__init__(fn, plan)
+        self.chunks = chunks
+        self.partials = fn.args[len(plan.inputs) + len(plan.constants) + 1]
+
+    def emit(self) -> None:
+        """The first step over units [begin, end)."""
+        b = self.b
+        kept_dims = [self.in_dims[d] for d in self.kept]
+        begin, end = self.fn.args[-2:]
+        n = self.in_dims[self.rdims[0]]
+
+        def unit(i: ir.Value) -> None:
+            o, c = b.sdiv(i, u.i64(self.chunks)), b.srem(i, u.i64(self.chunks))
+            lo = b.sdiv(b.mul(c, u.i64(n)), u.i64(self.chunks))
+            hi = b.sdiv(b.mul(b.add(c, u.i64(1)), u.i64(n)), u.i64(self.chunks))
+            window = [(lo, hi)] + [(u.i64(0), u.i64(self.in_dims[d])) for d in self.rdims[1:]]
+            acc = self.acc("part")
+            start = self.init() if init_idempotent(self.red) else \
+                u.const(self.t, _IDENTITY[self.op])
+            b.store(start, acc)
+            self._fold(1, delinearize(b, kept_dims, o), window, [], acc, False)
+            b.store(b.load(acc, typ=self.ty),
+                    b.gep(self.partials, [i], source_etype=self.ty, inbounds=True))
+
+        self.loop(begin, end, "u", unit)
+        self._finish()
+
+    def emit_rest(self) -> None:
+        """The second step over outputs [begin, end): each output's ranges from the init."""
+        b = self.b
+        begin, end = self.fn.args[-2:]
+
+        def output(o: ir.Value) -> None:
+            acc = self.acc("out")
+            b.store(self.init(), acc)
+            base = b.mul(o, u.i64(self.chunks))
+            with u.for_range(b, self.chunks, name="c") as c:
+                v = b.load(b.gep(self.partials, [b.add(base, c)], source_etype=self.ty,
+                                 inbounds=True), typ=self.ty)
+                b.store(self.combine(b.load(acc, typ=self.ty), v), acc)
+            b.store(b.load(acc, typ=self.ty),
+                    b.gep(self.out, [o], source_etype=u.storage_type(self.t), inbounds=True))
+
+        self.loop(begin, end, "o", output)
+        self._finish()
+
+    def _finish(self) -> None:
+        self.b.ret_void()
+        with self.b.goto_block(self.entry):
+            self.b.branch(self.fn.blocks[1])
 
 
 #: Elements a pairwise fold combines in registers before the carry chain.
