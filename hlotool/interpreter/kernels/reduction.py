@@ -167,12 +167,43 @@ def adds_init_once(ins: Instruction) -> bool:
     return max(operand.element_count, ins.shape.element_count) >= YNN_MIN_ELEMENTS
 
 
+#: A strided first tree level (`strided_windows`) takes this many windows from each block
+#: of STRIDED_LANES * 32 elements.
+STRIDED_LANES = 16
+
+
+def strided_windows(ins: Instruction) -> bool:
+    """Whether the first tree level of this reduce takes its windows along the last dim
+    at a stride: window l of each block of STRIDED_LANES * 32 elements holds its elements
+    l, l + 16, l + 32, ... (in that order), not 32 adjacent ones. For a float sum XLA:CPU
+    runs on YNNPACK (`adds_init_once`), whose order is not the tree anyway, over trailing
+    dims with the last one a multiple of 512: the windows and the tree above them are
+    the same sizes (so is the error bound), and the CPU kernels fold 16 windows in one
+    vector with plain vector adds instead of transposing every 16 x 16 block."""
+    if not adds_init_once(ins) or _single_op(ins.attrs["to_apply"]) is not O.ADD:
+        return False
+    shape = ins.operand(0).shape
+    dims = sorted(ins.attrs["dimensions"])
+    return dims == list(range(shape.rank - len(dims), shape.rank)) and \
+        shape.dimensions[-1] % (STRIDED_LANES * TREE_WINDOW) == 0
+
+
+def strided_view(x: np.ndarray) -> np.ndarray:
+    """x with its last dim reordered so that a strided first level's windows are adjacent:
+    element 512 b + 32 l + j is x's 512 b + 16 j + l."""
+    n = x.shape[-1]
+    blocks = x.reshape(*x.shape[:-1], n // (STRIDED_LANES * TREE_WINDOW), TREE_WINDOW,
+                       STRIDED_LANES)
+    return np.ascontiguousarray(blocks.swapaxes(-1, -2)).reshape(x.shape)
+
+
 def reduce_arrays(
     reducer: Reducer, inputs: Sequence[np.ndarray], inits: Sequence[np.ndarray],
-    axes: Sequence[int], *, init_once: bool = False,
+    axes: Sequence[int], *, init_once: bool = False, strided: bool = False,
 ) -> list[np.ndarray]:
     """Reduce `inputs` over `axes` (XLA:CPU order); one array per reducer output.
-    `init_once`: the windows of the tree start from the reducer's identity (YNNPACK)."""
+    `init_once`: the windows of the tree start from the reducer's identity (YNNPACK);
+    `strided`: its first level's windows are strided (`strided_windows`)."""
     axes = sorted(axes)
     if reducer.arity == 1:
         x = np.asarray(inputs[0])
@@ -182,7 +213,8 @@ def reduce_arrays(
                 reducer, inits[0])):
             return [_ufunc_reduce(reducer, ufunc, x, inits[0], tuple(axes))]
         if tree:
-            return _tree_reduce(reducer, x, inits[0], axes, init_once)
+            return _tree_reduce(reducer, strided_view(x) if strided else x, inits[0], axes,
+                                init_once)
     return _fold_reduce(reducer, inputs, inits, axes)
 
 
@@ -366,7 +398,8 @@ def _reduce(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
     product = pop_fused_product(ev, ins.operand(0)) if is_sum(ins) else None
     if product is not None:
         return _sum_of_products(reducer, *product, operands[1], sorted(dims), once)
-    out = reduce_arrays(reducer, operands[:n], operands[n:], dims, init_once=once)
+    out = reduce_arrays(reducer, operands[:n], operands[n:], dims, init_once=once,
+                        strided=strided_windows(ins))
     return out[0] if n == 1 and not ins.shape.is_tuple else tuple(out)
 
 
