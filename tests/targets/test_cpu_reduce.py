@@ -319,6 +319,27 @@ def test_order_free_reduce_with_few_outputs_is_split_across_threads(
     check(text, np.where(x > 0, np.float32(0.0), np.float32(-0.0)))
 
 
+@pytest.mark.parametrize(("shape", "op", "init"), [
+    ((2048, 512), "add", "0"), ((100, 70), "add", "0.5"), ((1000, 3, 7), "add", "0"),
+    ((3000, 20), "multiply", "1"), ((40, 5000), "add", "2"), ((33, 16), "add", "0")])
+def test_column_reduction_folds_windows_of_whole_rows(shape: tuple[int, ...], op: str,
+                                                     init: str) -> None:
+    """A column reduction over its first dim takes units of 32 whole rows (a padded
+    window at each end where the rows are not a multiple of 32; column parts when the
+    windows are few) and the tree above them by column chunks: bit for bit the tree."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.kernels.reduce import column_windows
+
+    text = reduce_text(shape, [0], op, init=init)
+    (plan,) = plan_module(parse_hlo(text)).plans.values()
+    assert column_windows(plan)
+    x = np.random.default_rng(9).standard_normal(shape).astype(np.float32)
+    if op == "multiply":
+        x = (1 + x * np.float32(0.001)).astype(np.float32)
+    check(text, x)
+
+
 def _reference_lane_fold(x: np.ndarray, acc: np.ndarray, lo: int, hi: int, op: str) -> None:
     """What the runtime lane fold computes: per row of x, window q's elements lo <= e < hi
     folded into acc[q] in order (float32 at every step)."""
