@@ -1,6 +1,7 @@
 """hlotool's CPU target against XLA:CPU as users run them, side by side in one run.
 
-Run: `python bench/cpu.py [--cases gelu,softmax] [--rounds 5] [--runs 20] [--markdown]`.
+Run: `python bench/cpu.py [--set headline|reductions|all] [--cases gelu,softmax] [--rounds 5]
+[--runs 20] [--markdown]` (`--set reductions`: reductions of other shapes than the headline's).
 
 Each case is a jax function. Its HLO before XLA's passes (what a JAX dump holds) and its
 inputs are written to a temporary directory, then:
@@ -227,6 +228,24 @@ def cases() -> list[Case]:
     ]
 
 
+def reduction_cases() -> list[Case]:
+    """Reductions of other shapes and kinds than the headline's reduce-sum (`--set
+    reductions`): row and column sums, a mean, padded windows, an order-free max, a sum
+    of products, and an input twice the L3."""
+    rng = np.random.default_rng(1)
+    n = lambda *s: rng.standard_normal(s).astype(f32)  # noqa: E731
+    return [
+        Case("row sum 2048x4096", lambda x: x.sum(axis=1), [n(2048, 4096)]),
+        Case("column sum 2048x4096", lambda x: x.sum(axis=0), [n(2048, 4096)]),
+        Case("mean 64x128x1024 over the last", lambda x: x.mean(axis=-1), [n(64, 128, 1024)]),
+        Case("sum of squares 2048x4096 rows", lambda x: (x * x).sum(axis=1), [n(2048, 4096)]),
+        Case("sum 3000x3000", lambda x: x.sum(), [n(3000, 3000)]),
+        Case("sum 1000x1000", lambda x: x.sum(), [n(1000, 1000)]),
+        Case("max 4096x4096", lambda x: x.max(), [n(4096, 4096)]),
+        Case("sum 4096x4096", lambda x: x.sum(), [n(4096, 4096)]),
+    ]
+
+
 def floor_ms(case: Case, outputs: list[np.ndarray], bandwidth: float, flops: float) -> float | None:
     """The case's lower bound in milliseconds: data moved once at DRAM speed, or its FLOPs
     at the sgemm rate, whichever is larger."""
@@ -442,6 +461,9 @@ def rich_table(rows: list[Row], title: str) -> Any:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", choices=["headline", "reductions", "all"], default="headline",
+                        help="the 10 headline cases (default), reductions of other shapes, "
+                             "or both")
     parser.add_argument("--cases", default="", help="comma-separated substrings of case names")
     parser.add_argument("--rounds", type=int, default=5,
                         help="interleaved rounds of XLA and hlotool timings per case")
@@ -452,7 +474,9 @@ def main(argv: list[str] | None = None) -> None:
     opts = parser.parse_args(argv)
 
     wanted = [w.strip().lower() for w in opts.cases.split(",") if w.strip()]
-    selected = [c for c in cases() if not wanted or any(w in c.name.lower() for w in wanted)]
+    pool = {"headline": cases, "reductions": reduction_cases,
+            "all": lambda: cases() + reduction_cases()}[opts.set]()
+    selected = [c for c in pool if not wanted or any(w in c.name.lower() for w in wanted)]
     # Before hlotool's CPU target is imported: it runs OpenBLAS on one thread per call.
     bandwidth, flops = copy_bandwidth(), sgemm_flops()
     first, runtime = warm_up()
