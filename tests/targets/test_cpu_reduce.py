@@ -349,16 +349,25 @@ def _reference_lane_fold(x: np.ndarray, acc: np.ndarray, lo: int, hi: int, op: s
                 acc[q] = acc[q] + row[e] if op == "add" else acc[q] * row[e]
 
 
-@pytest.mark.parametrize(("lanes", "group"), [(16, 1), (8, 1), (8, 2), (8, 4), (4, 4)])
-@pytest.mark.parametrize(("lo", "hi"), [(0, 1024), (12, 1024), (0, 1000), (5, 532), (20, 30)])
-@pytest.mark.parametrize("op", ["add", "multiply"])
+#: (lanes, group, lo, hi, op) of the lane folds tested: every width and group with edges;
+#: the strided sum (lanes 0) takes whole blocks of an add.
+FOLDS = [(lanes, group, lo, hi, op)
+         for lanes, group in [(16, 1), (8, 1), (8, 2), (8, 4), (4, 4)]
+         for lo, hi in [(0, 1024), (12, 1024), (0, 1000), (5, 532), (20, 30)]
+         for op in ["add", "multiply"]] + [(0, 0, 0, 1024, "add")]
+
+
+@pytest.mark.parametrize(("lanes", "group", "lo", "hi", "op"), FOLDS)
+@pytest.mark.parametrize("fresh", [False, True])
 def test_runtime_lane_fold_masks_the_padding_of_edge_blocks(
         monkeypatch: pytest.MonkeyPatch, lanes: int, group: int, lo: int, hi: int,
-        op: str) -> None:
+        op: str, fresh: bool) -> None:
     """The lane fold for each vector width and group of vectors the hosts use (16 f32
-    lanes on AVX-512, 8 in groups of 1, 2 or 4 on AVX2; 4 as f64 does on AVX2), run on
-    this host: blocks that reach past [lo, hi) read only the elements inside it and store
-    only the windows below hi, bit for bit as the windows fold in order."""
+    lanes on AVX-512, 8 in groups of 1, 2 or 4 on AVX2; 4 as f64 does on AVX2; 0: the
+    strided sum, whole blocks only), run on this host: blocks that reach past [lo, hi)
+    read only the elements inside it and store only the windows below hi, bit for bit
+    as the windows fold in order; `fresh` rows (consecutive outputs) each fold into
+    their own accumulators from the init value."""
     import ctypes
 
     from llvmlite import ir
@@ -368,28 +377,42 @@ def test_runtime_lane_fold_masks_the_padding_of_edge_blocks(
     from hlotool.targets.cpu.jit import CodeLibrary, Pipeline
     from hlotool.targets.cpu.kernels import reduce as R
 
-    monkeypatch.setitem(R.LANES, PrimitiveType.F32, lanes)
+    strided = lanes == 0
     module = ir.Module(name="fold")
-    R._emit_lane_fold(module, "fold", PrimitiveType.F32,
-                      Opcode.ADD if op == "add" else Opcode.MULTIPLY, group)
+    if strided:
+        R._emit_strided_fold(module, "fold", PrimitiveType.F32)
+        lanes, group = R.STRIDED_LANES, 1
+    else:
+        monkeypatch.setitem(R.LANES, PrimitiveType.F32, lanes)
+        R._emit_lane_fold(module, "fold", PrimitiveType.F32,
+                          Opcode.ADD if op == "add" else Opcode.MULTIPLY, group)
     library = CodeLibrary("fold")
     library.add_ir_module(str(module), Pipeline.LEAN)
     library.finalize()
     i64 = ctypes.c_int64
-    fold = ctypes.CFUNCTYPE(None, ctypes.c_void_p, i64, i64, ctypes.c_void_p, i64, i64, i64)(
-        library.address("fold"))
+    fold = ctypes.CFUNCTYPE(None, ctypes.c_void_p, i64, i64, ctypes.c_void_p, i64, i64, i64,
+                            i64, ctypes.c_bool, ctypes.c_float)(library.address("fold"))
     span = lanes * group * 32
     blocks = -(-1024 // span)
     rng = np.random.default_rng(lo * 7 + hi)
     x = rng.standard_normal((3, blocks * span)).astype(np.float32)
     if op == "multiply":
         x = (1 + x * np.float32(0.01)).astype(np.float32)
+    if strided:  # window l of a block: elements l, l + 16, ...: the reference's adjacent ones
+        view = x.reshape(3, blocks, 32, 16).swapaxes(-1, -2).reshape(x.shape).copy()
+    else:
+        view = x
     windows = blocks * span // 32
-    got = np.full(windows, 7.0, np.float32)
-    got[:-(-hi // 32)] = 0.5
+    valid = -(-hi // 32)
+    got = np.full((3 if fresh else 1, windows), 7.0, np.float32)
+    got[:, :valid] = 0.5
     want = got.copy()
-    fold(x.ctypes.data, x.shape[1], x.shape[0], got.ctypes.data, blocks, lo, hi)
-    _reference_lane_fold(x, want[:-(-hi // 32)], lo, hi, op)
+    if fresh:
+        want[:, :valid] = 0.25
+    fold(x.ctypes.data, x.shape[1], x.shape[0], got.ctypes.data, blocks, lo, hi,
+         windows if fresh else 0, fresh, 0.25)
+    for r in range(3):
+        _reference_lane_fold(view[r:r + 1], want[r if fresh else 0, :valid], lo, hi, op)
     assert_same(got, want)
 
 

@@ -325,6 +325,10 @@ def lane_group(t: PrimitiveType, windows: int) -> int:
     return whole[0] if whole else next((g for g in GROUPS if windows >= LANES[t] * g), 1)
 
 
+#: Output elements one call of the lane fold folds when each is one whole row of windows
+#: (a row sum): one call per row cost ~80 ns a row more on Zen 4 (row sums of 8192 rows
+#: of 1024: 1.6x the time of a full sum of the same 32 MiB).
+ROW_GROUP = 16
 #: Units of the vector first level below which its rows are cut into column blocks, so
 #: that the threads have parts to share.
 WHOLE_ROW_UNITS = 8
@@ -671,6 +675,8 @@ def _emit_lane_kernel(module: ir.Module, plan: ReducePlan, symbol: str, x86: boo
     counts = [d[3] for d in fold_levels(red)[0].dims]
     per_unit = unit_windows(lane_block(red), counts, outputs)
     units = outputs * math.prod(counts[:-1]) * -(-counts[-1] // per_unit)
+    if len(counts) == 1 and per_unit >= counts[0] and outputs > 1:  # `_LaneFolder.rows`
+        units = -(-outputs // ROW_GROUP)
     work = _work(red, sources)
     first = parallel.body_function(module, f"{symbol}.l1", n_args)
     _emit_lane_level(first, plan)
@@ -699,10 +705,13 @@ def _emit_lane_level(fn: ir.Function, plan: ReducePlan) -> None:
     folder = _LaneFolder(b, red, init, outputs)
     with u.for_range(b, b.sub(end, begin), name="unit") as i:
         unit = b.add(begin, i, flags=["nsw", "nuw"])
-        index = list(delinearize(b, [outputs, *folder.units], unit))
-        folder.unit(inputs[id(red.operand(0))].pointer,
-                    b.mul(index[0], u.i64(folder.per_output)), index[1:],
-                    fn.args[len(sources) + 1], b.mul(index[0], u.i64(folder.positions)))
+        src_ptr, level1 = inputs[id(red.operand(0))].pointer, fn.args[len(sources) + 1]
+        if folder.row_group > 1:
+            folder.rows(src_ptr, b.mul(unit, u.i64(folder.row_group)), level1, outputs)
+        else:
+            index = list(delinearize(b, [outputs, *folder.units], unit))
+            folder.unit(src_ptr, b.mul(index[0], u.i64(folder.per_output)), index[1:], level1,
+                        b.mul(index[0], u.i64(folder.positions)))
     b.ret_void()
 
 
@@ -744,7 +753,8 @@ class _LaneFolder:
         self.init = init
         name = lane_symbol(t, reducer_op(red), 0) if strided_windows(red) else \
             lane_symbol(t, reducer_op(red), block // LANES[t])
-        self.fold = b.module.globals.get(name) or ir.Function(b.module, _LANE_FOLD, name=name)
+        self.fold = b.module.globals.get(name) or ir.Function(
+            b.module, _lane_fold_type(self.ety), name=name)
         src = red.operand(0).shape.dimensions
         reduced = [src[d] for d in sorted(red.attrs["dimensions"])]
         self.strides = [math.prod(reduced[k + 1:]) for k in range(len(reduced))]
@@ -754,6 +764,23 @@ class _LaneFolder:
         self.units = [*counts[:-1], -(-counts[-1] // self.lanes)]
         #: Level-1 values per output element.
         self.positions = math.prod(counts)
+        #: Output elements one unit folds (`rows`): ROW_GROUP when each output is one
+        #: whole row of windows, else 1.
+        self.row_group = ROW_GROUP if len(counts) == 1 and self.units == [1] and \
+            outputs > 1 else 1
+
+    def rows(self, src: ir.Value, first: ir.Value, level1: ir.Value, outputs: int) -> None:
+        """Fold the rows of output elements first .. first + row_group - 1 (fewer at the
+        end) in one call, each into its own level-1 values (starting as the init)."""
+        b = self.b
+        n, _, pad, _ = self.level[-1]
+        count = _smin(b, u.i64(self.row_group), b.sub(u.i64(outputs), first))
+        at = b.sub(b.mul(first, u.i64(self.per_output)), u.i64(pad))
+        acc = b.gep(level1, [b.mul(first, u.i64(self.positions))], source_etype=self.ety,
+                    inbounds=True)
+        b.call(self.fold, [b.gep(src, [at], source_etype=self.ety), u.i64(self.per_output),
+                           count, acc, u.i64(self.blocks), u.i64(pad), u.i64(n + pad),
+                           u.i64(self.positions), ir.Constant(u.I1, 1), self.init])
 
     def all_units(self, src: ir.Value, base: ir.Value, level1: ir.Value) -> None:
         """Every unit of one output element (elements from `base`), its level-1 values
@@ -785,7 +812,7 @@ class _LaneFolder:
 
         def call(at: ir.Value, stride: ir.Value, rows: ir.Value) -> None:
             b.call(self.fold, [b.gep(src, [at], source_etype=self.ety), stride, rows, acc,
-                               blocks, lo, hi])
+                               blocks, lo, hi, u.i64(0), ir.Constant(u.I1, 0), self.init])
 
         def rows(k: int, at: ir.Value) -> None:
             if not pos:
@@ -810,13 +837,18 @@ def _smin(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
     return b.select(b.icmp_signed("<", x, y), x, y)
 
 
-#: `void fold(ptr src, i64 stride, i64 rows, ptr acc, i64 blocks, i64 lo, i64 hi)`: the
-#: accumulators at acc (one per window) fold `rows` window rows, row r being the blocks *
-#: G * LANES * 32 elements at src + r * stride (window q: elements q * 32 .. q * 32 + 31),
-#: each window in order; only elements lo <= e < hi of a row are read (the others are
-#: padding: the reducer's identity) and only windows with an element below hi are
-#: stored; rows are read whole, one after the other.
-_LANE_FOLD = ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64, u.PTR, u.I64, u.I64, u.I64])
+def _lane_fold_type(ety: ir.Type) -> ir.FunctionType:
+    """`void fold(ptr src, i64 stride, i64 rows, ptr acc, i64 blocks, i64 lo, i64 hi,
+    i64 acc_stride, i1 fresh, T init)`: window accumulators fold `rows` window rows, row r
+    being the blocks * G * LANES * 32 elements at src + r * stride (window q: elements
+    q * 32 .. q * 32 + 31), each window in order, into the accumulators at acc + r *
+    acc_stride (one per window; `fresh`: each row's start as `init` instead of being
+    read: the rows of consecutive outputs, `_LaneFolder.row_group`). Only elements
+    lo <= e < hi of a row are read (the others are padding: the reducer's identity) and
+    only windows with an element below hi are stored; rows are read whole, one after
+    the other."""
+    return ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64, u.PTR, u.I64, u.I64, u.I64,
+                                           u.I64, u.I1, ety])
 
 
 def lane_symbol(t: PrimitiveType, op: Opcode | None, group: int) -> str:
@@ -857,23 +889,25 @@ def lane_runtime(t: PrimitiveType) -> object:
 
 def _emit_lane_fold(module: ir.Module, name: str, t: PrimitiveType, op: Opcode,
                     group: int) -> None:
-    """The runtime lane fold (`_LANE_FOLD`): per row and block, each of `group` segments
+    """The runtime lane fold (`_lane_fold_type`): per row and block, each of `group` segments
     loaded as vectors and transposed in registers so that vector j holds element j of
     each of its windows, then added (multiplied) into its accumulators in order; the
     segments' chains interleave. A block that reaches past [lo, hi) reads with masked
     loads (the padding lanes hold the reducer's identity, -0 or 1, which leaves every
     value as it is) and stores only its windows below hi."""
-    fn = ir.Function(module, _LANE_FOLD, name=name)
-    fn.attributes.add("nounwind")
-    src, stride, count, accp, blocks, lo, hi = fn.args
     lanes = LANES[t]
     vty = ir.VectorType(u.value_type(t), lanes)
+    fn = ir.Function(module, _lane_fold_type(vty.element), name=name)
+    fn.attributes.add("nounwind")
+    src, stride, count, accs, blocks, lo, hi, acc_stride, fresh, init = fn.args
     span = group * lanes * TREE_WINDOW
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     identity = u.splat(b, ir.Constant(vty.element, -0.0 if op is O.ADD else 1.0), vty)
+    start = _Start(fresh, u.splat(b, init, vty))
     windows = _ceil_div(b, hi, TREE_WINDOW)
     with u.for_range(b, count, name="row") as r:
         row = b.gep(src, [b.mul(r, stride)], source_etype=vty.element)
+        accp = b.gep(accs, [b.mul(r, acc_stride)], source_etype=vty.element)
         with u.for_range(b, blocks, name="block") as k:
             first = b.mul(k, u.i64(span))
             edge = b.or_(b.icmp_signed("<", first, lo),
@@ -884,9 +918,9 @@ def _emit_lane_fold(module: ir.Module, name: str, t: PrimitiveType, op: Opcode,
                     bounds = _Bounds(_relative(b, lo, first, span), _relative(b, hi, first, span),
                                      _relative(b, windows, window0, span // TREE_WINDOW),
                                      identity)
-                    _fold_block(b, row, accp, first, group, vty, op, bounds)
+                    _fold_block(b, row, accp, first, group, vty, op, bounds, start)
                 with whole:
-                    _fold_block(b, row, accp, first, group, vty, op, None)
+                    _fold_block(b, row, accp, first, group, vty, op, None, start)
     b.ret_void()
 
 
@@ -909,6 +943,18 @@ class _Bounds:
                                u.splat(b, b.sub(hi, lo), vty))
 
 
+@dataclass(slots=True)
+class _Start:
+    """How a lane fold's row starts its accumulators: read (`fresh` false) or `init`."""
+
+    fresh: ir.Value
+    init: ir.Value
+
+    def load(self, b: ir.IRBuilder, acc: ir.Value, vty: ir.VectorType,
+             mask: ir.Value | None = None) -> ir.Value:
+        return b.select(self.fresh, self.init, u.vector_load(b, acc, vty, mask))
+
+
 def _relative(b: ir.IRBuilder, x: ir.Value, origin: ir.Value, size: int) -> ir.Value:
     """x - origin clamped to [0, size], as i32."""
     d = b.sub(x, origin)
@@ -917,7 +963,7 @@ def _relative(b: ir.IRBuilder, x: ir.Value, origin: ir.Value, size: int) -> ir.V
 
 
 def _emit_strided_fold(module: ir.Module, name: str, t: PrimitiveType) -> None:
-    """The runtime sum of strided windows (`strided_windows`), of `_LANE_FOLD`'s type:
+    """The runtime sum of strided windows (`strided_windows`), of `_lane_fold_type`:
     window l of block b holds the block's elements l, l + 16, ..., so vector j of a block
     is element j of its 16 windows, one per lane, and a block folds with 32 plain vector
     adds into its accumulators, each window in order (lo and hi are 0 and the row: such
@@ -925,18 +971,20 @@ def _emit_strided_fold(module: ir.Module, name: str, t: PrimitiveType) -> None:
     stream: folding four blocks side by side (four chains of adds in flight) read four
     streams 2 KiB apart and ran 1.5-1.8x slower from memory on Zen 4 (reduce-sum
     2048x4096: 0.96 ms instead of 0.56), for 10% more speed from L2."""
-    fn = ir.Function(module, _LANE_FOLD, name=name)
-    fn.attributes.add("nounwind")
-    src, stride, count, accp, blocks = fn.args[:5]
     vty = ir.VectorType(u.value_type(t), STRIDED_LANES)
+    fn = ir.Function(module, _lane_fold_type(vty.element), name=name)
+    fn.attributes.add("nounwind")
+    src, stride, count, accs, blocks, _, _, acc_stride, fresh, init = fn.args
     ety, span = vty.element, STRIDED_LANES * TREE_WINDOW
     b = ir.IRBuilder(fn.append_basic_block("entry"))
+    start = _Start(fresh, u.splat(b, init, vty))
     with u.for_range(b, count, name="row") as r:
         row = b.gep(src, [b.mul(r, stride)], source_etype=ety)
+        accp = b.gep(accs, [b.mul(r, acc_stride)], source_etype=ety)
         with u.for_range(b, blocks, name="block") as k:
             acc = b.gep(accp, [b.mul(k, u.i64(STRIDED_LANES))], source_etype=ety)
             base = b.gep(row, [b.mul(k, u.i64(span))], source_etype=ety)
-            value = u.vector_load(b, acc, vty)
+            value = start.load(b, acc, vty)
             for j in range(TREE_WINDOW):
                 at = b.gep(base, [u.i64(j * STRIDED_LANES)], source_etype=ety)
                 value = b.fadd(value, u.vector_load(b, at, vty))
@@ -949,7 +997,7 @@ def _ceil_div(b: ir.IRBuilder, x: ir.Value, d: int) -> ir.Value:
 
 
 def _fold_block(b: ir.IRBuilder, row: ir.Value, accp: ir.Value, first: ir.Value, group: int,
-                vty: ir.VectorType, op: Opcode, edge: _Bounds | None) -> None:
+                vty: ir.VectorType, op: Opcode, edge: _Bounds | None, start: _Start) -> None:
     """One block of a lane fold: the elements at row + first, the accumulators of its
     windows at accp + first / 32; an `edge` block masks its loads and its windows."""
     lanes = vty.count
@@ -970,7 +1018,7 @@ def _fold_block(b: ir.IRBuilder, row: ir.Value, accp: ir.Value, first: ir.Value,
                  if edge else None for g in range(group)]
     vectors = [[load((g * lanes * per_window + j) * lanes) for j in range(lanes * per_window)]
                for g in range(group)]
-    values = [u.vector_load(b, a, vty, m) for a, m in zip(accs, acc_masks, strict=True)]
+    values = [start.load(b, a, vty, m) for a, m in zip(accs, acc_masks, strict=True)]
     for part in range(per_window):
         columns = [transpose(b, [vectors[g][q * per_window + part] for q in range(lanes)])
                    for g in range(group)]
