@@ -238,7 +238,8 @@ def _emit_micro(module: ir.Module, name: str, vty: ir.VectorType, vectors: int,
     for i in range(MR):
         s = b.load(b.gep(rows[i], [p], source_etype=ety), typ=ety)
         splat = u.splat(b, s, vty)
-        new.append([u.intrinsic(b, "llvm.fma", vty, [splat, v, acc]) for v, acc in zip(bv, accs[i], strict=True)])
+        new.append([u.intrinsic(b, "llvm.fma", vty, [splat, v, acc])
+                    for v, acc in zip(bv, accs[i], strict=True)])
     nxt = b.add(p, u.i64(1), flags=["nuw", "nsw"])
     p.add_incoming(nxt, b.block)
     for row, vals in zip(accs, new, strict=True):

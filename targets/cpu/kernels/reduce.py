@@ -19,8 +19,9 @@ row-major order from the init value (XLA:CPU's order where it runs the tree rewr
 reduces it hands to YNNPACK keep this tree, with the init once and, for float sums over
 a last dim that is a multiple of 512, strided first-level windows: `strided_windows`).
 The kernel evaluates exactly that tree, level by level, with one scalar accumulator per
-level (padding cells are skipped: they hold the op's identity). Order-free reducers (integers, pred, float max/min) give the same result
-in any order, so they fold in one pass that LLVM vectorizes (`fold_levels`).
+level (padding cells are skipped: they hold the op's identity). Order-free reducers
+(integers, pred, float max/min) give the same result in any order, so they fold in one
+pass that LLVM vectorizes (`fold_levels`).
 
 An f32 `reduce(multiply(a, b), add)` whose product feeds only the reduce is contracted as
 in XLA:CPU: the first level folds `acc = fma(a, b, acc)`.
@@ -564,7 +565,8 @@ def split_chunks(plan: ReducePlan) -> int:
     outputs = math.prod(n for d, n in enumerate(src) if d not in rdims)
     chunks = min(SPLIT, src[rdims[0]])
     work = _work(red, plan.inputs + [c for c, _ in plan.constants])
-    if chunks < 2 or parallel.max_parts(outputs * chunks, work) <= parallel.max_parts(outputs, work):
+    if chunks < 2 or \
+            parallel.max_parts(outputs * chunks, work) <= parallel.max_parts(outputs, work):
         return 0
     return chunks
 
