@@ -420,6 +420,10 @@ def test_vector_first_level_f64_and_edge_values() -> None:
     x = np.random.default_rng(6).standard_normal((3, 1024))
     check(reduce_text(x.shape, [1], "add", "f64", init="0.25"), x)
     check(reduce_text((3, 1000), [1], "add", "f64", init="0.25"), x[:, :1000].copy())
+    # 8192 elements: YNNPACK's sum, so strided first-level windows (`strided_windows`)
+    y = np.random.default_rng(10).standard_normal((8, 1024))
+    check(reduce_text(y.shape, [1], "add", "f64", init="0.25"), y)
+    check(reduce_text(y.shape, [0, 1], "add", "f64"), y)
     check(reduce_text((2, 3000), [0, 1], "multiply", "f64", init="1"),
           1 + 0.001 * np.random.default_rng(7).standard_normal((2, 3000)))
     y = np.tile(np.array([0.0, -0.0, 1e-40, -1e-40, 3e38, 3e38, 1.0, -1.0], np.float32), 64)
