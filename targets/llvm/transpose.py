@@ -16,6 +16,9 @@ lanes' labels through the same network.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from llvmlite import ir
 
 #: Bits of one x86 in-lane shuffle block.
@@ -62,20 +65,30 @@ def masks(n: int, bits: int) -> list[tuple[list[int], list[int]]]:
     return rounds
 
 
-def network(n: int, bits: int) -> list[Labels]:
-    """Where the rounds put the elements: the (row, column) of each lane of each result."""
-    rows: list[Labels] = [[(r, c) for c in range(n)] for r in range(n)]
+T = TypeVar("T")
+
+
+def _rounds(rows: list[T], bits: int, shuffle: Callable[[T, T, list[int]], T]) -> list[T]:
+    """Run the rounds on `rows`: in round k, vectors r and r + 2^k (r without bit k) become
+    shuffle(a, b, low) and shuffle(a, b, high)."""
+    n = len(rows)
+    rows = list(rows)
     stride = 1
     for low, high in masks(n, bits):
         new = list(rows)
         for r in range(n):
-            if r & stride:
-                continue
-            both = rows[r] + rows[r | stride]
-            new[r], new[r | stride] = [both[i] for i in low], [both[i] for i in high]
+            if not r & stride:
+                a, c = rows[r], rows[r | stride]
+                new[r], new[r | stride] = shuffle(a, c, low), shuffle(a, c, high)
         rows = new
         stride *= 2
     return rows
+
+
+def network(n: int, bits: int) -> list[Labels]:
+    """Where the rounds put the elements: the (row, column) of each lane of each result."""
+    start: list[Labels] = [[(r, c) for c in range(n)] for r in range(n)]
+    return _rounds(start, bits, lambda a, c, mask: [(a + c)[i] for i in mask])
 
 
 def transpose(b: ir.IRBuilder, rows: list[ir.Value]) -> list[ir.Value]:
@@ -85,20 +98,9 @@ def transpose(b: ir.IRBuilder, rows: list[ir.Value]) -> list[ir.Value]:
     if n & (n - 1):
         raise ValueError(f"transpose of {n} vectors: n must be a power of two")
     bits = _element_bits(rows[0].type.element)
-    rows = list(rows)
-    stride = 1
-    for low, high in masks(n, bits):
-        new = list(rows)
-        for r in range(n):
-            if r & stride:
-                continue
-            a, c = rows[r], rows[r | stride]
-            new[r] = b.shuffle_vector(a, c, _mask(low))
-            new[r | stride] = b.shuffle_vector(a, c, _mask(high))
-        rows = new
-        stride *= 2
+    out = _rounds(rows, bits, lambda a, c, mask: b.shuffle_vector(a, c, _mask(mask)))
     column = [labels[0][1] for labels in network(n, bits)]
-    return [rows[column.index(c)] for c in range(n)]
+    return [out[column.index(c)] for c in range(n)]
 
 
 def _mask(lanes: list[int]) -> ir.Constant:

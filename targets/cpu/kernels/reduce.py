@@ -330,6 +330,13 @@ def lane_group(t: PrimitiveType, windows: int) -> int:
 #: (a row sum): one call per row cost ~80 ns a row more on Zen 4 (row sums of 8192 rows
 #: of 1024: 1.6x the time of a full sum of the same 32 MiB).
 ROW_GROUP = 16
+def row_group(counts: Sequence[int], per_unit: int, outputs: int) -> int:
+    """Output elements one unit of the vector first level folds: ROW_GROUP when there
+    are several and each is one whole row of windows (one reduced dim, `per_unit`
+    windows a unit covering all `counts` of it), else 1."""
+    return ROW_GROUP if len(counts) == 1 and per_unit >= counts[0] and outputs > 1 else 1
+
+
 #: Units of the vector first level below which its rows are cut into column blocks, so
 #: that the threads have parts to share.
 WHOLE_ROW_UNITS = 8
@@ -677,7 +684,7 @@ def _emit_lane_kernel(module: ir.Module, plan: ReducePlan, symbol: str, x86: boo
     counts = [d[3] for d in fold_levels(red)[0].dims]
     per_unit = unit_windows(lane_block(red), counts, outputs)
     units = outputs * math.prod(counts[:-1]) * -(-counts[-1] // per_unit)
-    if len(counts) == 1 and per_unit >= counts[0] and outputs > 1:  # `_LaneFolder.rows`
+    if row_group(counts, per_unit, outputs) > 1:  # `_LaneFolder.rows`
         units = -(-outputs // ROW_GROUP)
     work = _work(red, sources)
     first = parallel.body_function(module, f"{symbol}.l1", n_args)
@@ -768,8 +775,7 @@ class _LaneFolder:
         self.positions = math.prod(counts)
         #: Output elements one unit folds (`rows`): ROW_GROUP when each output is one
         #: whole row of windows, else 1.
-        self.row_group = ROW_GROUP if len(counts) == 1 and self.units == [1] and \
-            outputs > 1 else 1
+        self.row_group = row_group(counts, self.lanes, outputs)
 
     def rows(self, src: ir.Value, first: ir.Value, level1: ir.Value, outputs: int) -> None:
         """Fold the rows of output elements first .. first + row_group - 1 (fewer at the
@@ -1135,9 +1141,18 @@ class _ReduceEmitter:
         kept_dims = [self.in_dims[d] for d in self.kept]
         begin, end = self.fn.args[-2:]
         self.loop(begin, end, "o", lambda f: self._output(kept_dims, delinearize(b, kept_dims, f)))
-        b.ret_void()
-        with b.goto_block(self.entry):
-            b.branch(self.fn.blocks[1])
+        self._finish()
+
+    def scratch(self) -> ir.Value:
+        """The kernel's scratch buffer: the body's argument after the output."""
+        return self.fn.args[len(self.plan.inputs) + len(self.plan.constants) + 1]
+
+    def _finish(self) -> None:
+        """Return at the end of the body and enter it from the entry block (which holds the
+        accumulators' allocas)."""
+        self.b.ret_void()
+        with self.b.goto_block(self.entry):
+            self.b.branch(self.fn.blocks[1])
 
     def _output(self, dims: list[int], index: Sequence[ir.Value]) -> None:
         """Fold and store the output element at kept `index` (its folded values first
@@ -1252,7 +1267,7 @@ class _LevelOneEmitter(_ReduceEmitter):
 
     def __init__(self, fn: ir.Function, plan: ReducePlan) -> None:
         super().__init__(fn, plan)
-        self.level1 = fn.args[len(plan.inputs) + len(plan.constants) + 1]
+        self.level1 = self.scratch()
         self.counts = [d[3] for d in self.levels[0].dims]
         #: Whether the buffer holds one output element's values (a row kernel's).
         self.per_row = False
@@ -1319,7 +1334,7 @@ class _SplitEmitter(_ReduceEmitter):
     def __init__(self, fn: ir.Function, plan: ReducePlan, chunks: int) -> None:
         super().__init__(fn, plan)
         self.chunks = chunks
-        self.partials = fn.args[len(plan.inputs) + len(plan.constants) + 1]
+        self.partials = self.scratch()
 
     def emit(self) -> None:
         """The first step over units [begin, end)."""
@@ -1362,11 +1377,6 @@ class _SplitEmitter(_ReduceEmitter):
 
         self.loop(begin, end, "o", output)
         self._finish()
-
-    def _finish(self) -> None:
-        self.b.ret_void()
-        with self.b.goto_block(self.entry):
-            self.b.branch(self.fn.blocks[1])
 
 
 def _strided_position(b: ir.IRBuilder, p: ir.Value) -> ir.Value:
@@ -1418,9 +1428,7 @@ class _ColumnEmitter(_ReduceEmitter):
                 b.store(b.load(self._slot(top, j), typ=self.ty), ptr)
 
         self.loop(begin, end, "c", chunk)
-        b.ret_void()
-        with b.goto_block(self.entry):
-            b.branch(self.fn.blocks[1])
+        self._finish()
 
     def _slot(self, level: int, j: ir.Value) -> ir.Value:
         return self.b.gep(self.rows[level], [j], source_etype=self.ty, inbounds=True)
@@ -1465,7 +1473,7 @@ class _ColumnWindowEmitter(_ReduceEmitter):
     def __init__(self, fn: ir.Function, plan: ReducePlan, splits: int, part: int) -> None:
         super().__init__(fn, plan)
         self.splits, self.part = splits, part
-        self.level1 = fn.args[len(plan.inputs) + len(plan.constants) + 1]
+        self.level1 = self.scratch()
 
     def emit(self) -> None:
         b = self.b
@@ -1492,9 +1500,7 @@ class _ColumnWindowEmitter(_ReduceEmitter):
             self.loop(lo, hi, "r", fold)
 
         self.loop(begin, end, "u", unit)
-        self.b.ret_void()
-        with self.b.goto_block(self.entry):
-            self.b.branch(self.fn.blocks[1])
+        self._finish()
 
 
 class _ColumnRestEmitter(_ColumnEmitter):
@@ -1503,7 +1509,7 @@ class _ColumnRestEmitter(_ColumnEmitter):
 
     def __init__(self, fn: ir.Function, plan: ReducePlan, chunk: int) -> None:
         super().__init__(fn, plan, chunk)
-        self.level1 = fn.args[len(plan.inputs) + len(plan.constants) + 1]
+        self.level1 = self.scratch()
         self.outputs = math.prod(plan.reduce.shape.dimensions)
 
     def _level_row(self, level: int, pos: Sequence[ir.Value] | None, kept_dims: list[int],
