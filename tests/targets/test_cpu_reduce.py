@@ -301,7 +301,8 @@ def test_vector_first_level_folds_each_window_in_order(shape: tuple[int, ...], d
 
 @pytest.mark.parametrize(("shape", "dims", "op", "init"), [
     ((1024, 2048), [0, 1], "maximum", "-inf"), ((1 << 21,), [0], "minimum", "inf"),
-    ((2, 2000, 1100), [1, 2], "maximum", "0"), ((1100, 3, 700), [0, 1, 2], "minimum", "5")])
+    ((2, 2000, 1100), [1, 2], "maximum", "0"), ((1100, 3, 700), [0, 1, 2], "minimum", "5"),
+    ((2000, 2, 1100), [0, 2], "maximum", "-inf")])
 def test_order_free_reduce_with_few_outputs_is_split_across_threads(
         shape: tuple[int, ...], dims: list[int], op: str, init: str) -> None:
     """A full max (or one with fewer outputs than threads) folds ranges of its first
@@ -309,11 +310,16 @@ def test_order_free_reduce_with_few_outputs_is_split_across_threads(
     signed zeros included."""
     from hlotool.frontend import parse_hlo
     from hlotool.targets.cpu.codegen import plan_module
-    from hlotool.targets.cpu.kernels.reduce import split_chunks
+    from hlotool.targets.cpu.jit import Pipeline
+    from hlotool.targets.cpu.kernels.reduce import range_runtime, split_chunks
 
     text = reduce_text(shape, dims, op, init=init)
     (plan,) = plan_module(parse_hlo(text)).plans.values()
     assert split_chunks(plan) > 1
+    # Over trailing dims each range is contiguous: the runtime's range fold, and the
+    # kernel is calls (the quick pipeline).
+    assert range_runtime(plan) == (dims == list(range(len(shape) - len(dims), len(shape))))
+    assert (plan.pipeline is Pipeline.CALLS) == range_runtime(plan)
     x = np.random.default_rng(8).standard_normal(shape).astype(np.float32)
     check(text, x)
     x.flat[x.size // 3] = np.nan
@@ -321,24 +327,31 @@ def test_order_free_reduce_with_few_outputs_is_split_across_threads(
     check(text, np.where(x > 0, np.float32(0.0), np.float32(-0.0)))
 
 
-@pytest.mark.parametrize(("shape", "op", "init"), [
-    ((2048, 512), "add", "0"), ((100, 70), "add", "0.5"), ((1000, 3, 7), "add", "0"),
-    ((3000, 20), "multiply", "1"), ((40, 5000), "add", "2"), ((33, 16), "add", "0")])
+@pytest.mark.parametrize(("shape", "op", "init", "t"), [
+    ((2048, 512), "add", "0", "f32"), ((100, 70), "add", "0.5", "f32"),
+    ((1000, 3, 7), "add", "0", "f32"), ((3000, 20), "multiply", "1", "f32"),
+    ((40, 5000), "add", "2", "f32"), ((33, 16), "add", "0", "f32"),
+    ((70000, 20), "add", "0", "f32"), ((1500, 300), "add", "0.25", "f32"),
+    ((2048, 64), "add", "0", "f64"), ((3000, 20), "multiply", "1", "f64")])
 def test_column_reduction_folds_windows_of_whole_rows(shape: tuple[int, ...], op: str,
-                                                     init: str) -> None:
+                                                     init: str, t: str) -> None:
     """A column reduction over its first dim takes units of 32 whole rows (a padded
     window at each end where the rows are not a multiple of 32; column parts when the
-    windows are few) and the tree above them by column chunks: bit for bit the tree."""
+    windows are few) and the tree above them by column chunks, every window a call of
+    the runtime's column fold (70000 rows: three levels): bit for bit the tree."""
     from hlotool.frontend import parse_hlo
     from hlotool.targets.cpu.codegen import plan_module
-    from hlotool.targets.cpu.kernels.reduce import column_windows
+    from hlotool.targets.cpu.jit import Pipeline
+    from hlotool.targets.cpu.kernels.reduce import column_runtime, column_windows
 
-    text = reduce_text(shape, [0], op, init=init)
+    text = reduce_text(shape, [0], op, t, init=init)
     (plan,) = plan_module(parse_hlo(text)).plans.values()
-    assert column_windows(plan)
-    x = np.random.default_rng(9).standard_normal(shape).astype(np.float32)
+    assert column_windows(plan) and column_runtime(plan)
+    assert plan.pipeline is Pipeline.CALLS
+    dtype = np.float32 if t == "f32" else np.float64
+    x = np.random.default_rng(9).standard_normal(shape).astype(dtype)
     if op == "multiply":
-        x = (1 + x * np.float32(0.001)).astype(np.float32)
+        x = (1 + x * 0.001).astype(dtype)
     check(text, x)
 
 
@@ -451,3 +464,14 @@ def test_lane_folded_sums_with_few_values_left_take_the_quick_pipeline(
     assert ex.library is not None
     assert ("calls pipeline" in ex.library.llvm_ir) == quick
     check(text, np.random.default_rng(3).standard_normal(shape).astype(np.float32))
+
+
+def test_column_reduction_beyond_the_runtime_rest_stack_keeps_its_own_loops() -> None:
+    """Tree levels above the first too tall for the rest's stack rows
+    (COLUMN_STACK_BYTES: 2.2M rows of f64) keep the kernel's own loops."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.kernels.reduce import column_runtime, column_windows
+
+    (plan,) = plan_module(parse_hlo(reduce_text((2_200_000, 16), [0], "add", "f64"))).plans.values()
+    assert column_windows(plan) and not column_runtime(plan)

@@ -1,0 +1,127 @@
+"""The runtime folds reduction kernels call: column folds (one value per column, the rows
+folded in order) and range folds (an order-free fold of contiguous elements).
+
+They are one runtime library (`fold_runtime`), compiled once per process through the
+full pipeline (its scalar loops are what the loop vectorizer widens, as the kernels'
+own loops were) and kept in the disk cache, so that a kernel made only of calls to them
+compiles through LLVM's quick pipeline: a column sum of 2048x4096 compiled in ~45 ms
+through the full pipeline, its loops being the kernel's own.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+from hlotool.ir.opcodes import Opcode
+from hlotool.ir.types import PrimitiveType
+from hlotool.targets.cpu.jit import Pipeline
+from hlotool.targets.llvm import irutils as u
+from hlotool.targets.llvm.elemental import ElementalEmitter
+
+O = Opcode
+P = PrimitiveType
+
+#: Element types and reducers of the column folds (XLA's tree folds float sums and
+#: products in order) and of the range folds (order-free: float max and min).
+COLUMN_TYPES = (P.F32, P.F64)
+COLUMN_OPS = (O.ADD, O.MULTIPLY)
+RANGE_TYPES = (P.F32, P.F64)
+RANGE_OPS = (O.MAXIMUM, O.MINIMUM)
+
+
+def column_symbol(t: PrimitiveType, op: Opcode) -> str:
+    return f"hlotool_column_fold_{t.name.lower()}_{op.value}"
+
+
+def range_symbol(t: PrimitiveType, op: Opcode) -> str:
+    return f"hlotool_range_fold_{t.name.lower()}_{op.value}"
+
+
+def column_fold_type(ety: ir.Type) -> ir.FunctionType:
+    """`void fold(ptr src, i64 stride, i64 rows, i64 cols, ptr dst, T start)`: dst[c] =
+    start folded with src[r * stride + c] for r = 0 .. rows-1 in order, for every c <
+    cols; the rows are read whole, one after the other."""
+    return ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64, u.I64, u.PTR, ety])
+
+
+def range_fold_type(ety: ir.Type) -> ir.FunctionType:
+    """`T fold(ptr src, i64 n, T start)`: start folded with src[0 .. n-1] (an order-free
+    reducer: in any order)."""
+    return ir.FunctionType(ety, [u.PTR, u.I64, ety])
+
+
+@functools.cache
+def fold_runtime() -> object:
+    """Load (from the disk cache) or compile the folds once per process and register
+    their symbols, before any kernel calling them is compiled or loaded (plans ask for
+    it in `ReducePlan.__post_init__`)."""
+    from hlotool.targets.cpu.cache import runtime_library
+
+    names = [column_symbol(t, op) for t in COLUMN_TYPES for op in COLUMN_OPS] + \
+        [range_symbol(t, op) for t in RANGE_TYPES for op in RANGE_OPS]
+
+    def text() -> str:
+        module = ir.Module(name="hlotool_folds")
+        for t in COLUMN_TYPES:
+            for op in COLUMN_OPS:
+                _emit_column_fold(module, t, op)
+        for t in RANGE_TYPES:
+            for op in RANGE_OPS:
+                _emit_range_fold(module, t, op)
+        return str(module)
+
+    library = runtime_library("reduction_folds", text, Pipeline.FULL)
+    for name in names:
+        llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
+    return library  # kept alive for the life of the process
+
+
+def _function(module: ir.Module, name: str, typ: ir.FunctionType) -> ir.Function:
+    fn = ir.Function(module, typ, name=name)
+    fn.attributes.add("nounwind")
+    for arg in fn.args:
+        if isinstance(arg.type, ir.PointerType):
+            arg.add_attribute("noalias")
+    return fn
+
+
+def _emit_column_fold(module: ir.Module, t: PrimitiveType, op: Opcode) -> None:
+    ty = u.value_type(t)
+    fn = _function(module, column_symbol(t, op), column_fold_type(ty))
+    src, stride, rows, cols, dst, start = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    emitter = ElementalEmitter(b, {})
+    with u.for_range(b, cols, name="init") as c:
+        b.store(start, b.gep(dst, [c], source_etype=ty, inbounds=True))
+    with u.for_range(b, rows, name="row") as r:
+        row = b.gep(src, [b.mul(r, stride)], source_etype=ty, inbounds=True)
+        with u.for_range(b, cols, name="col") as c:
+            slot = b.gep(dst, [c], source_etype=ty, inbounds=True)
+            x = b.load(b.gep(row, [c], source_etype=ty, inbounds=True), typ=ty)
+            b.store(emitter.fold(op, t, b.load(slot, typ=ty), x), slot)
+    b.ret_void()
+
+
+def _emit_range_fold(module: ir.Module, t: PrimitiveType, op: Opcode) -> None:
+    ty = u.value_type(t)
+    fn = _function(module, range_symbol(t, op), range_fold_type(ty))
+    src, n, start = fn.args
+    entry = fn.append_basic_block("entry")
+    b = ir.IRBuilder(entry)
+    acc = b.alloca(ty)
+    b.store(start, acc)
+    emitter = ElementalEmitter(b, {})
+    with u.for_range(b, n, name="i") as i:
+        x = b.load(b.gep(src, [i], source_etype=ty, inbounds=True), typ=ty)
+        b.store(emitter.fold(op, t, b.load(acc, typ=ty), x), acc)
+    b.ret(b.load(acc, typ=ty))
+
+
+def declare(module: ir.Module, name: str, typ: ir.FunctionType) -> ir.Function:
+    """The fold `name` declared in a kernel's module."""
+    fn = module.globals.get(name)
+    return fn if fn is not None else ir.Function(module, typ, name=name)
