@@ -114,19 +114,21 @@ class CpuTarget(Target):
 
 
 def load_runtime() -> float:
-    """Build the libraries kernels call (the BLAS helpers, the convolution microkernels
-    and the reductions' lane folds), as the first compile that needs them would; seconds
-    spent (0 once built). Done once per process, like XLA:CPU loading its library
-    kernels."""
+    """Build the libraries kernels call (the BLAS helpers, the convolution microkernels,
+    the reductions' lane folds and runtime folds), as the first compile that needs them
+    would; seconds spent (0 once built). Done once per process, like XLA:CPU loading its
+    library kernels."""
     import time
 
     from hlotool.targets.cpu.kernels.conv import load_runtime as load
+    from hlotool.targets.cpu.kernels.folds import fold_runtime
     from hlotool.targets.cpu.kernels.reduce import LANES, lane_runtime
 
     start = time.perf_counter()
     load()
     for t in LANES:
         lane_runtime(t)
+    fold_runtime()
     return time.perf_counter() - start
 
 
