@@ -143,26 +143,38 @@ def plan_module(module: Module) -> CompiledPlan:
     return out
 
 
+#: The heroes an output fusion is planned around (`_plan_output_fusion`), by fusion kind.
+_HEROES = {"kOutput": (O.DOT, O.CONVOLUTION), "kInput": (O.REDUCE,)}
+
+
 def _plan_output_fusion(ins: Instruction, out: CompiledPlan) -> bool:
-    """Plan a kOutput fusion (a dot or convolution and its elementwise epilogue) as two
-    kernels, the hero's and one loop kernel computing the whole epilogue from the
-    hero's result and the fusion's parameters, instead of a kernel per epilogue
-    instruction; False (nothing planned) when either is unsupported."""
+    """Plan a fusion of a hero and its elementwise epilogue as two kernels, the hero's
+    and one loop kernel computing the whole epilogue from the hero's result and the
+    fusion's parameters, instead of a kernel per epilogue instruction: a kOutput fusion
+    of a dot or convolution, or a kInput fusion of a reduce (with its prologue, which
+    the reduce kernel computes) and an epilogue of its shape (a mean: the sum, then one
+    division); False (nothing planned) when either is unsupported."""
     comp: Computation = ins.attrs["calls"]
     root = comp.root
-    heroes = [i for i in comp.instructions if i.opcode in (O.DOT, O.CONVOLUTION)]
-    if ins.attrs.get("kind") != "kOutput" or len(heroes) != 1 or root is None or \
-            root is heroes[0] or not root.shape.is_array or \
-            root.shape.dimensions != heroes[0].shape.dimensions:
+    heroes = [i for i in comp.instructions if i.opcode in _HEROES.get(ins.attrs.get("kind"), ())]
+    if len(heroes) != 1 or root is None or root is heroes[0] or not root.shape.is_array or \
+            not heroes[0].shape.is_array or root.shape.dimensions != heroes[0].shape.dimensions:
         return False
     hero = heroes[0]
-    epilogue = [i for i in comp.post_order() if i is not hero and i.opcode is not O.PARAMETER]
+    prologue = _feeding(hero) if hero.opcode is O.REDUCE else []
+    epilogue = [i for i in [*_feeding(root, hero), root] if i.opcode is not O.PARAMETER]
+    computed = {id(i) for i in prologue if i.opcode not in (O.PARAMETER, O.CONSTANT)}
     used = {id(o) for i in epilogue for o in i.operands}
     params = [p for p in comp.parameters if id(p) in used]
     constants, reason = _fused_operands([*params, *epilogue], None)
-    if reason or hero.shape.element_type not in u.ELEMENTAL_TYPES:
+    if reason or hero.shape.element_type not in u.ELEMENTAL_TYPES or \
+            any(id(i) in computed for i in epilogue):
         return False
-    hero_plan, _ = plan_instruction(hero, kernel_name(ins, len(out.plans)))
+    name = kernel_name(ins, len(out.plans))
+    if hero.opcode is O.REDUCE:
+        hero_plan, _ = _plan_fused_reduce(hero, prologue, name)
+    else:
+        hero_plan, _ = plan_instruction(hero, name)
     if hero_plan is None:
         return False
     out.plans[id(hero)] = hero_plan
@@ -170,6 +182,21 @@ def _plan_output_fusion(ins: Instruction, out: CompiledPlan) -> bool:
                                    [hero, *params], constants)
     out.counted.add(id(comp))
     return True
+
+
+def _feeding(ins: Instruction, stop: Instruction | None = None) -> list[Instruction]:
+    """The instructions `ins` reads, transitively, in post order (parameters included;
+    not `stop` nor what only `stop` reads)."""
+    seen: dict[int, Instruction] = {}
+
+    def visit(i: Instruction) -> None:
+        for o in i.operands:
+            if id(o) not in seen and o is not stop:
+                visit(o)
+                seen[id(o)] = o
+
+    visit(ins)
+    return list(seen.values())
 
 
 def plan_instruction(ins: Instruction, name: str) -> tuple[KernelPlan | None, str]:
@@ -266,13 +293,21 @@ def _plan_reduce_fusion(ins: Instruction, comp: Computation,
     feeding the reduce is computed by the elemental emitter inside the reduction loops."""
     root = comp.root
     assert root is not None
-    reason = unsupported_general_reduce(root)
+    return _plan_fused_reduce(root, comp.instructions, name)
+
+
+def _plan_fused_reduce(red: Instruction, prologue: list[Instruction],
+                       name: str) -> tuple[ReducePlan | None, str]:
+    """The kernel of a fused reduce and the `prologue` instructions feeding it; its
+    inputs are the fusion's parameters."""
+    reason = unsupported_general_reduce(red)
     if reason:
-        return None, f"{root.name}: {reason}"
-    constants, reason = _fused_operands(comp.instructions, root)
+        return None, f"{red.name}: {reason}"
+    constants, reason = _fused_operands(prologue, red)
     if reason:
         return None, reason
-    return ReducePlan(name, [root], comp.parameters, constants), ""
+    assert red.parent is not None
+    return ReducePlan(name, [red], red.parent.parameters, constants), ""
 
 
 def _plan_row_fusion(ins: Instruction, comp: Computation,

@@ -18,7 +18,7 @@ from tests.targets.conftest import assert_same, run_both
 DATA = Path(__file__).parents[1] / "data"
 #: Modules with many repeated kernels (layers, per-parameter optimizer updates).
 REPEATING = ["corpus_tf/train_step_xent", "corpus_tf/attention", "corpus_tf/batchnorm",
-             "corpus/mlp_train_step", "corpus/attention_causal"]
+             "corpus/rng_bits_randint", "corpus/attention_causal"]
 
 # Two divides of the same shapes: by a broadcast constant (a multiply by its reciprocal,
 # as XLA does) and by a broadcast parameter holding the same value (a true division).

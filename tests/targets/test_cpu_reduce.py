@@ -475,3 +475,101 @@ def test_column_reduction_beyond_the_runtime_rest_stack_keeps_its_own_loops() ->
 
     (plan,) = plan_module(parse_hlo(reduce_text((2_200_000, 16), [0], "add", "f64"))).plans.values()
     assert column_windows(plan) and not column_runtime(plan)
+
+
+#: kInput fusions of a reduce and an epilogue of its shape: a mean (a division by a
+#: broadcast constant), a root-mean-square (a prologue and an epilogue reading a
+#: parameter), and one whose epilogue reads the prologue's value (not split).
+MEAN = """HloModule m
+r {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT z = f32[] add(x, y)
+}
+f {
+  p = f32[64,1000] parameter(0)
+  c = f32[] constant(0)
+  s = f32[64] reduce(p, c), dimensions={1}, to_apply=r
+  n = f32[] constant(1000)
+  nb = f32[64] broadcast(n), dimensions={}
+  ROOT m = f32[64] divide(s, nb)
+}
+ENTRY e {
+  a = f32[64,1000] parameter(0)
+  ROOT o = f32[64] fusion(a), kind=kInput, calls=f
+}"""
+
+RMS = """HloModule m
+r {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT z = f32[] add(x, y)
+}
+f {
+  p = f32[300,48] parameter(0)
+  q = f32[48] parameter(1)
+  sq = f32[300,48] multiply(p, p)
+  ex = f32[300,48] exponential(sq)
+  c = f32[] constant(0)
+  s = f32[48] reduce(ex, c), dimensions={0}, to_apply=r
+  t = f32[48] sqrt(s)
+  ROOT m = f32[48] multiply(t, q)
+}
+ENTRY e {
+  a = f32[300,48] parameter(0)
+  b = f32[48] parameter(1)
+  ROOT o = f32[48] fusion(a, b), kind=kInput, calls=f
+}"""
+
+READS_PROLOGUE = """HloModule m
+r {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT z = f32[] add(x, y)
+}
+f {
+  p = f32[16,16] parameter(0)
+  e = f32[16,16] exponential(p)
+  c = f32[] constant(0)
+  s = f32[16] reduce(e, c), dimensions={1}, to_apply=r
+  sb = f32[16,16] broadcast(s), dimensions={0}
+  ROOT m = f32[16,16] divide(e, sb)
+}
+ENTRY e {
+  a = f32[16,16] parameter(0)
+  ROOT o = f32[16,16] fusion(a), kind=kInput, calls=f
+}"""
+
+
+@pytest.mark.parametrize(("text", "shapes", "epilogue_inputs"), [
+    (MEAN, [(64, 1000)], ["s"]), (RMS, [(300, 48), (48,)], ["s", "q"])])
+def test_input_fusion_is_a_reduce_and_one_epilogue_kernel(
+        text: str, shapes: list[tuple[int, ...]], epilogue_inputs: list[str]) -> None:
+    """A kInput fusion of a reduce (its prologue computed in the reduce kernel) and an
+    elementwise epilogue of the reduce's shape runs as the reduce's kernel and one loop
+    kernel for the whole epilogue (a mean: no kernel for the broadcast divisor), bit for
+    bit the interpreter."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.kernels.loop import LoopPlan
+    from hlotool.targets.cpu.kernels.reduce import ReducePlan
+
+    plans = list(plan_module(parse_hlo(text)).plans.values())
+    assert [type(p) for p in plans] == [ReducePlan, LoopPlan]
+    assert [i.name for i in plans[1].inputs] == epilogue_inputs
+    rng = np.random.default_rng(5)
+    check(text, *(rng.standard_normal(s).astype(np.float32) for s in shapes))
+
+
+def test_input_fusion_whose_epilogue_reads_the_prologue_is_not_split() -> None:
+    """An epilogue that reads a value of the reduce's prologue (softmax-like) is not an
+    epilogue of the reduce's result: the fusion is not planned as reduce + epilogue."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.kernels.loop import LoopPlan
+
+    plans = list(plan_module(parse_hlo(READS_PROLOGUE)).plans.values())
+    assert not any(isinstance(p, LoopPlan) and p.name.endswith("epilogue") for p in plans)
+    x = np.random.default_rng(6).standard_normal((16, 16)).astype(np.float32)
+    got, want, _ = run_both(READS_PROLOGUE, x)
+    assert_same(got, want)
