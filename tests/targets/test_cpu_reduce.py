@@ -450,12 +450,20 @@ def test_vector_first_level_f64_and_edge_values() -> None:
 
 @pytest.mark.parametrize(("shape", "dims", "quick"), [((2048, 4096), [0, 1], True),
                                                      ((128, 4096), [1], True),
-                                                     ((2048, 4096), [1], False)])
+                                                     ((2048, 4096), [1], True),
+                                                     ((2000, 3000), [1], True),
+                                                     ((3, 40000), [1], True),
+                                                     ((600, 33, 512), [1, 2], False),
+                                                     ((40, 33, 512), [1, 2], True)])
 def test_lane_folded_sums_with_few_values_left_take_the_quick_pipeline(
         shape: tuple[int, ...], dims: list[int], quick: bool) -> None:
-    """A lane-folded sum is compiled at codegen level 0 when its scalar tree levels fold
-    at most QUICK_REST_VALUES values (8192 for the whole 2048x4096, 16384 for 128 rows of
-    4096), else by the lean pipeline (2048 rows: 262144 values); bit for bit either way."""
+    """A lane-folded sum is compiled at codegen level 0 when the tree above its first
+    level is the runtime's tree fold (one row of first-level values per output: 2048
+    rows of 4096, padded rows of 3000, rows of 40000 with two levels above the first,
+    the whole 2048x4096) or
+    folds at most QUICK_REST_VALUES values (40 x 33 x 512: two windows of the middle
+    dim), else by the lean pipeline (600 x 33 x 512: 19200 values); bit for bit either
+    way."""
     from hlotool.frontend import parse_hlo
     from hlotool.targets.cpu import compile_module
 

@@ -1,5 +1,6 @@
 """The runtime folds reduction kernels call: column folds (one value per column, the rows
-folded in order) and range folds (an order-free fold of contiguous elements).
+folded in order), tree folds (XLA:CPU's tree over rows of values) and range folds (an
+order-free fold of contiguous elements).
 
 They are one runtime library (`fold_runtime`), compiled once per process through the
 full pipeline (its scalar loops are what the loop vectorizer widens, as the kernels'
@@ -37,6 +38,10 @@ def column_symbol(t: PrimitiveType, op: Opcode) -> str:
     return f"hlotool_column_fold_{t.name.lower()}_{op.value}"
 
 
+def tree_symbol(t: PrimitiveType, op: Opcode) -> str:
+    return f"hlotool_tree_fold_{t.name.lower()}_{op.value}"
+
+
 def range_symbol(t: PrimitiveType, op: Opcode) -> str:
     return f"hlotool_range_fold_{t.name.lower()}_{op.value}"
 
@@ -46,6 +51,14 @@ def column_fold_type(ety: ir.Type) -> ir.FunctionType:
     start folded with src[r * stride + c] for r = 0 .. rows-1 in order, for every c <
     cols; the rows are read whole, one after the other."""
     return ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64, u.I64, u.PTR, ety])
+
+
+def tree_fold_type(ety: ir.Type) -> ir.FunctionType:
+    """`void fold(ptr values, i64 count, i64 rows, ptr out, T start, T init)`: per row r,
+    XLA:CPU's tree over the row's `count` values at values + r * count (windows of 32,
+    SAME padding, each from `start`, while more than 32 are left; the rest folded from
+    `init`) into out[r]. The values are overwritten (each level's in place)."""
+    return ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64, u.PTR, ety, ety])
 
 
 def range_fold_type(ety: ir.Type) -> ir.FunctionType:
@@ -61,7 +74,8 @@ def fold_runtime() -> object:
     it in `ReducePlan.__post_init__`)."""
     from hlotool.targets.cpu.cache import runtime_library
 
-    names = [column_symbol(t, op) for t in COLUMN_TYPES for op in COLUMN_OPS] + \
+    names = [f(t, op) for t in COLUMN_TYPES for op in COLUMN_OPS
+             for f in (column_symbol, tree_symbol)] + \
         [range_symbol(t, op) for t in RANGE_TYPES for op in RANGE_OPS]
 
     def text() -> str:
@@ -69,6 +83,7 @@ def fold_runtime() -> object:
         for t in COLUMN_TYPES:
             for op in COLUMN_OPS:
                 _emit_column_fold(module, t, op)
+                _emit_tree_fold(module, t, op)
         for t in RANGE_TYPES:
             for op in RANGE_OPS:
                 _emit_range_fold(module, t, op)
@@ -103,6 +118,46 @@ def _emit_column_fold(module: ir.Module, t: PrimitiveType, op: Opcode) -> None:
             slot = b.gep(dst, [c], source_etype=ty, inbounds=True)
             x = b.load(b.gep(row, [c], source_etype=ty, inbounds=True), typ=ty)
             b.store(emitter.fold(op, t, b.load(slot, typ=ty), x), slot)
+    b.ret_void()
+
+
+def _emit_tree_fold(module: ir.Module, t: PrimitiveType, op: Opcode) -> None:
+    ty = u.value_type(t)
+    fn = _function(module, tree_symbol(t, op), tree_fold_type(ty))
+    values, count, rows, out, start, init = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    acc = b.alloca(ty)
+    emitter = ElementalEmitter(b, {})
+
+    def fold(row: ir.Value, lo: ir.Value, hi: ir.Value, first: ir.Value) -> ir.Value:
+        b.store(first, acc)
+        with u.for_range(b, b.sub(hi, lo), name="e") as i:
+            x = b.load(b.gep(row, [b.add(lo, i)], source_etype=ty, inbounds=True), typ=ty)
+            b.store(emitter.fold(op, t, b.load(acc, typ=ty), x), acc)
+        return b.load(acc, typ=ty)
+
+    with u.for_range(b, rows, name="row") as r:
+        row = b.gep(values, [b.mul(r, count)], source_etype=ty, inbounds=True)
+        pre = b.block
+        header, level, done = (b.append_basic_block(n) for n in ("level.h", "level.b", "level.e"))
+        b.branch(header)
+        b.position_at_end(header)
+        n = b.phi(u.I64, name="n")
+        n.add_incoming(count, pre)
+        b.cbranch(b.icmp_signed(">", n, u.i64(32)), level, done)
+        b.position_at_end(level)
+        windows = b.sdiv(b.add(n, u.i64(31)), u.i64(32))
+        pad = b.sdiv(b.sub(b.mul(windows, u.i64(32)), n), u.i64(2))
+        with u.for_range(b, windows, name="q") as q:
+            first = b.sub(b.mul(q, u.i64(32)), pad)
+            lo = b.select(b.icmp_signed("<", first, u.i64(0)), u.i64(0), first)
+            end = b.add(first, u.i64(32))
+            hi = b.select(b.icmp_signed(">", end, n), n, end)
+            b.store(fold(row, lo, hi, start), b.gep(row, [q], source_etype=ty, inbounds=True))
+        n.add_incoming(windows, b.block)
+        b.branch(header)
+        b.position_at_end(done)
+        b.store(fold(row, u.i64(0), n, init), b.gep(out, [r], source_etype=ty, inbounds=True))
     b.ret_void()
 
 

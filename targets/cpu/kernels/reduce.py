@@ -135,7 +135,7 @@ class ReducePlan:
     def __post_init__(self) -> None:
         if lane_folded(self):
             lane_runtime(self.reduce.shape.element_type)
-        if column_runtime(self) or range_runtime(self):
+        if column_runtime(self) or range_runtime(self) or tree_runtime(self):
             folds.fold_runtime()
 
     @property
@@ -168,7 +168,7 @@ class ReducePlan:
         as fast); a row reduction whose reducer depends on the order folds in scalar
         chains that no pass may vectorize, so the lean pipeline; the others' loops need
         the loop vectorizer."""
-        if column_runtime(self) or range_runtime(self):
+        if column_runtime(self) or range_runtime(self) or tree_runtime(self):
             return Pipeline.CALLS
         scratch = self.scratch
         if lane_folded(self) and math.prod(scratch[0].shape.dimensions) <= QUICK_REST_VALUES:
@@ -728,6 +728,19 @@ def is_column_reduction(plan: ReducePlan) -> bool:
 REST_WORK = 64
 
 
+def tree_runtime(plan: ReducePlan) -> bool:
+    """Whether the tree above a `lane_folded` kernel's first level is the runtime's tree
+    fold (`folds.tree_symbol`): the first level leaves each output one row of values
+    (only the last reduced dim has more than one window), so the tree above is the one
+    of a single dim."""
+    if not lane_folded(plan):
+        return False
+    red = plan.reduce
+    counts = [d[3] for d in fold_levels(red)[0].dims]
+    return reducer_op(red) in folds.COLUMN_OPS and red.shape.element_type in folds.COLUMN_TYPES \
+        and math.prod(counts[:-1]) == 1
+
+
 def _emit_lane_kernel(module: ir.Module, plan: ReducePlan, symbol: str, x86: bool) -> None:
     """`symbol` in two parallel steps: the first tree level with vectors into the scratch
     buffer (split over units of windows, `unit_windows`), then the rest of the tree from it
@@ -746,7 +759,10 @@ def _emit_lane_kernel(module: ir.Module, plan: ReducePlan, symbol: str, x86: boo
     first = parallel.body_function(module, f"{symbol}.l1", n_args)
     _emit_lane_level(first, plan)
     rest = parallel.body_function(module, f"{symbol}.rest", n_args)
-    _LevelOneEmitter(rest, plan).emit()
+    if tree_runtime(plan):
+        _TreeRuntimeRest(rest, plan).emit()
+    else:
+        _LevelOneEmitter(rest, plan).emit()
     rest_work = outputs * math.prod(counts) * REST_WORK
     parallel.emit_steps(module, symbol, x86,
                         [(first, units, parallel.max_parts(units, work)),
@@ -1342,6 +1358,22 @@ class _LevelOneEmitter(_ReduceEmitter):
             at = b.add(b.mul(linear_index(b, kept_dims, tuple(kept)),
                              u.i64(math.prod(self.counts))), at)
         return b.load(b.gep(self.level1, [at], source_etype=self.ty, inbounds=True), typ=self.ty)
+
+
+class _TreeRuntimeRest(_ReduceEmitter):
+    """The tree above a `tree_runtime` kernel's first level over output elements [begin,
+    end): one call of the runtime's tree fold on their rows of first-level values."""
+
+    def emit(self) -> None:
+        b = self.b
+        begin, end = self.fn.args[-2:]
+        count = math.prod(d[3] for d in self.levels[0].dims)
+        values = b.gep(self.scratch(), [b.mul(begin, u.i64(count))], source_etype=self.ty)
+        out = b.gep(self.out, [begin], source_etype=self.ty)
+        fold = folds.declare(b.module, folds.tree_symbol(self.t, self.op),
+                             folds.tree_fold_type(self.ty))
+        b.call(fold, [values, u.i64(count), b.sub(end, begin), out, self.start(2), self.init()])
+        self._finish()
 
 
 def row_reduce_emitter(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: Instruction,
