@@ -122,3 +122,24 @@ def test_run_expect_on_a_bf16_module_takes_one_ulp(tmp_path: Path,
     assert main(base) == 0
     assert main([*base, "--rtol", "1e-5"]) == 1
     assert "MISMATCH" in capsys.readouterr().out
+
+
+def test_bf16_inputs_saved_by_plain_savez_are_read_as_their_bits(tmp_path: Path) -> None:
+    """np.savez stores a bfloat16 array as raw 2-byte records (`|V2`) without a sidecar:
+    a bf16 parameter reads those bits as bfloat16; a parameter of another width does
+    not take them."""
+    hlo = tmp_path / "m.hlo"
+    hlo.write_text("HloModule m\nENTRY e {\n  a = bf16[3] parameter(0)\n"
+                   "  ROOT r = bf16[3] add(a, a)\n}\n")
+    x = np.array([0.5, -2.0, 3.0], ml_dtypes.bfloat16)
+    np.savez(tmp_path / "in.npz", arg0=x)
+    assert np.load(tmp_path / "in.npz")["arg0"].dtype.kind == "V"
+    out = tmp_path / "out.npz"
+    assert main(["run", str(hlo), "--target", "interp", "--inputs", str(tmp_path / "in.npz"),
+                 "--output", str(out)]) == 0
+    got = values_io.load_npz(out)["out0"]
+    assert got.dtype == ml_dtypes.bfloat16 and got.astype(np.float32).tolist() == [1.0, -4.0, 6.0]
+    hlo.write_text("HloModule m\nENTRY e {\n  a = f32[3] parameter(0)\n"
+                   "  ROOT r = f32[3] add(a, a)\n}\n")
+    assert main(["run", str(hlo), "--target", "interp", "--inputs",
+                 str(tmp_path / "in.npz")]) == 2

@@ -19,6 +19,7 @@ from hlotool.ir.module import Module
 from hlotool.ir.types import Shape
 from hlotool.spmd.groups import Device
 from hlotool.spmd.sharding import TileSharding, assemble, global_dims, parse_sharding, shard
+from hlotool.values_io import parameter_array
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +68,7 @@ def split_arguments(module: Module, arrays: dict[str, np.ndarray],
             k += 1
             if key not in arrays:
                 raise HloError(f"inputs file has no {key} for parameter {p.name} ({leaf})")
-            a = arrays[key]
+            a = parameter_array(arrays[key], leaf.element_type.numpy_dtype)
             local = leaf.dimensions
             whole = global_dims(sh, local) if sh.kind == "tiled" else local
             if a.dtype != leaf.element_type.numpy_dtype:
