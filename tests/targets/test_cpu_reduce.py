@@ -581,3 +581,29 @@ def test_input_fusion_whose_epilogue_reads_the_prologue_is_not_split() -> None:
     x = np.random.default_rng(6).standard_normal((16, 16)).astype(np.float32)
     got, want, _ = run_both(READS_PROLOGUE, x)
     assert_same(got, want)
+
+
+@pytest.mark.parametrize(("shape", "dim", "op", "t"), [
+    ((64, 512, 256), 1, "add", "f32"), ((3, 100, 40), 1, "add", "f32"),
+    ((2, 3, 70, 20), 2, "add", "f32"), ((5, 1000, 16), 1, "multiply", "f32"),
+    ((4, 2000, 33), 1, "add", "f64"), ((2, 40000, 17), 1, "add", "f32")])
+def test_reduce_over_a_middle_dim_is_a_batch_of_column_reductions(
+        shape: tuple[int, ...], dim: int, op: str, t: str) -> None:
+    """A sum over one middle dim (a mean over the sequence of [batch, sequence,
+    features]) folds as one column reduction per leading index, every window through
+    the runtime's column fold: bit for bit the tree (40000 rows: two levels above the
+    first)."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.jit import Pipeline
+    from hlotool.targets.cpu.kernels.reduce import column_batch, column_runtime
+
+    text = reduce_text(shape, [dim], op, t, init="1" if op == "multiply" else "0")
+    (plan,) = plan_module(parse_hlo(text)).plans.values()
+    assert column_runtime(plan) and column_batch(plan) == int(np.prod(shape[:dim]))
+    assert plan.pipeline is Pipeline.CALLS
+    dtype = np.float32 if t == "f32" else np.float64
+    x = np.random.default_rng(10).standard_normal(shape).astype(dtype)
+    if op == "multiply":
+        x = (1 + x * 0.001).astype(dtype)
+    check(text, x)

@@ -143,10 +143,11 @@ class ReducePlan:
         """The kernel's scratch buffers (after its outputs): the first tree level's
         values when they are folded with vectors (`lane_folded`)."""
         if column_windows(self):
-            src = self.reduce.operand(0).shape.dimensions
             count = fold_levels(self.reduce)[0].dims[0][3]
+            batch = column_batch(self)
+            columns = math.prod(self.reduce.shape.dimensions) // batch
             return [Result(Shape.array(self.reduce.shape.element_type,
-                                       (count, math.prod(src[1:]))))]
+                                       (batch * count, columns)))]
         chunks = split_chunks(self)
         if chunks:
             outputs = math.prod(self.reduce.shape.dimensions)
@@ -636,10 +637,24 @@ def column_windows(plan: ReducePlan) -> bool:
     rows, read in memory order, into one row of first-level values, and the threads take
     the units; the rest of the tree then runs by column chunks (`_ColumnRestEmitter`).
     Column chunks alone read 1 KiB of every row at a 16 KiB stride for a 4096-wide
-    input (14 GB/s on 2 cores)."""
+    input (14 GB/s on 2 cores). A reduce over one middle dim (a mean over the sequence
+    of [batch, sequence, features]) is a batch of such column reductions when the
+    runtime's column folds take it (`_column_folds_take`)."""
     red = plan.reduce
-    return isinstance(red, Instruction) and is_column_reduction(plan) and \
-        sorted(red.attrs["dimensions"]) == [0] and bool(fold_levels(red))
+    if not isinstance(red, Instruction) or not fold_levels(red):
+        return False
+    if is_column_reduction(plan) and sorted(red.attrs["dimensions"]) == [0]:
+        return True
+    rdims, dims = sorted(red.attrs["dimensions"]), red.operand(0).shape.dimensions
+    return len(rdims) == 1 and 0 < rdims[0] < len(dims) - 1 and \
+        math.prod(dims[rdims[0] + 1:]) >= 16 and _column_folds_take(plan)
+
+
+def column_batch(plan: ReducePlan) -> int:
+    """The column reductions a `column_windows` kernel holds: the elements of the dims
+    before the reduced one."""
+    red = plan.reduce
+    return math.prod(red.operand(0).shape.dimensions[:min(red.attrs["dimensions"])])
 
 
 #: Most bytes of stack a `column_runtime` kernel's rest keeps its tree levels in.
@@ -648,10 +663,15 @@ COLUMN_STACK_BYTES = 1 << 20
 
 def column_runtime(plan: ReducePlan) -> bool:
     """Whether a `column_windows` kernel folds through the runtime's column folds
-    (`folds.column_symbol`): a float sum or product of an input read from memory whose
-    tree levels above the first fit COLUMN_STACK_BYTES by chunks of COLUMN_CHUNK
-    columns (`_ColumnRuntimeRest`)."""
-    if not _memory_operand(plan) or not column_windows(plan):
+    (`folds.column_symbol`, `_column_folds_take`)."""
+    return column_windows(plan) and _column_folds_take(plan)
+
+
+def _column_folds_take(plan: ReducePlan) -> bool:
+    """A float sum or product of an input read from memory whose tree levels above the
+    first fit COLUMN_STACK_BYTES by chunks of COLUMN_CHUNK columns
+    (`_ColumnRuntimeRest`)."""
+    if not _memory_operand(plan):
         return False
     red = plan.reduce
     t = red.shape.element_type
@@ -668,28 +688,29 @@ COLUMN_UNITS = 8
 
 def _emit_column_windows_kernel(module: ir.Module, plan: ReducePlan, symbol: str,
                                 x86: bool) -> None:
-    """`symbol` in two parallel steps (`column_windows`): units of (row window, column
-    part) into the scratch buffer [windows, outputs], then the tree above by chunks of
-    COLUMN_CHUNK columns."""
+    """`symbol` in two parallel steps (`column_windows`): units of (column reduction, row
+    window, column part) into the scratch buffer [batch, windows, columns], then the tree
+    above by chunks of COLUMN_CHUNK columns."""
     red = plan.reduce
     sources = plan.inputs + [c for c, _ in plan.constants]
     n_args = len(sources) + 2
-    outputs = math.prod(red.shape.dimensions)
+    batch = column_batch(plan)
+    columns = math.prod(red.shape.dimensions) // batch
     windows = fold_levels(red)[0].dims[0][3]
-    splits = min(-(-COLUMN_UNITS // windows), -(-outputs // 16))
-    part = -(-outputs // splits)
+    splits = min(-(-COLUMN_UNITS // (windows * batch)), -(-columns // 16))
     first = parallel.body_function(module, f"{symbol}.l1", n_args)
-    _ColumnWindowEmitter(first, plan, splits, part).emit()
+    _ColumnWindowEmitter(first, plan, splits, -(-columns // splits)).emit()
     rest = parallel.body_function(module, f"{symbol}.rest", n_args)
     if column_runtime(plan):
         _ColumnRuntimeRest(rest, plan).emit()
     else:
         _ColumnRestEmitter(rest, plan, COLUMN_CHUNK).emit()
     work = _work(red, sources)
-    chunks = -(-outputs // COLUMN_CHUNK)
-    rest_work = windows * outputs * 2
+    units = batch * windows * splits
+    chunks = batch * -(-columns // COLUMN_CHUNK)
+    rest_work = windows * batch * columns * 2
     parallel.emit_steps(module, symbol, x86,
-                        [(first, windows * splits, parallel.max_parts(windows * splits, work)),
+                        [(first, units, parallel.max_parts(units, work)),
                          (rest, chunks, parallel.max_parts(chunks, rest_work))])
 
 
@@ -1583,21 +1604,26 @@ class _ColumnWindowEmitter(_ReduceEmitter):
     def emit(self) -> None:
         b = self.b
         kept_dims = [self.in_dims[d] for d in self.kept]
-        outputs = math.prod(kept_dims)
+        batch = column_batch(self.plan)
+        outputs = math.prod(kept_dims) // batch  # the columns of one column reduction
+        windows = self.levels[0].dims[0][3]
         begin, end = self.fn.args[-2:]
 
         def unit(i: ir.Value) -> None:
-            p, s = b.sdiv(i, u.i64(self.splits)), b.srem(i, u.i64(self.splits))
+            per_batch = u.i64(windows * self.splits)
+            c, j = b.sdiv(i, per_batch), b.srem(i, per_batch)
+            p, s = b.sdiv(j, u.i64(self.splits)), b.srem(j, u.i64(self.splits))
             k0 = b.mul(s, u.i64(self.part))
             n = _smin(b, u.i64(self.part), b.sub(u.i64(outputs), k0))
-            row = b.gep(self.level1, [b.add(b.mul(p, u.i64(outputs)), k0)],
-                        source_etype=self.ty, inbounds=True)
+            at = b.mul(b.add(b.mul(c, u.i64(windows)), p), u.i64(outputs))
+            row = b.gep(self.level1, [b.add(at, k0)], source_etype=self.ty, inbounds=True)
             if column_runtime(self.plan):
                 ((lo, hi),) = self._window(1, [p])
                 src = self.emitter.inputs[id(self.red.operand(0))].pointer
-                first = b.gep(src, [b.add(b.mul(lo, u.i64(outputs)), k0)], source_etype=self.ty)
-                column_fold(b, self.t, self.op, first, u.i64(outputs), b.sub(hi, lo), n, row,
-                            self.start(1))
+                rows = self.in_dims[self.rdims[0]]
+                at = b.add(b.mul(b.add(b.mul(c, u.i64(rows)), lo), u.i64(outputs)), k0)
+                column_fold(b, self.t, self.op, b.gep(src, [at], source_etype=self.ty),
+                            u.i64(outputs), b.sub(hi, lo), n, row, self.start(1))
                 return
             with u.for_range(b, n, name="init") as j:
                 b.store(self.start(1), b.gep(row, [j], source_etype=self.ty, inbounds=True))
@@ -1656,16 +1682,21 @@ class _ColumnRuntimeRest(_ReduceEmitter):
 
     def emit(self) -> None:
         b = self.b
-        outputs = math.prod(self.red.shape.dimensions)
+        batch = column_batch(self.plan)
+        outputs = math.prod(self.red.shape.dimensions) // batch
+        per_batch = -(-outputs // COLUMN_CHUNK)
+        windows = self.levels[0].dims[0][3]
         with b.goto_block(self.entry):
             bufs = [b.alloca(self.ty, size=level.dims[0][3] * COLUMN_CHUNK, name=f"level{k + 2}")
                     for k, level in enumerate(self.levels[1:])]
         begin, end = self.fn.args[-2:]
 
-        def chunk(c: ir.Value) -> None:
-            k0 = b.mul(c, u.i64(COLUMN_CHUNK))
+        def chunk(i: ir.Value) -> None:
+            c = b.sdiv(i, u.i64(per_batch))
+            k0 = b.mul(b.srem(i, u.i64(per_batch)), u.i64(COLUMN_CHUNK))
             n = _smin(b, u.i64(COLUMN_CHUNK), b.sub(u.i64(outputs), k0))
-            below = b.gep(self.scratch(), [k0], source_etype=self.ty)
+            at = b.add(b.mul(c, u.i64(windows * outputs)), k0)
+            below = b.gep(self.scratch(), [at], source_etype=self.ty)
             stride = u.i64(outputs)
             for k, buf in enumerate(bufs):
                 level = k + 2
@@ -1680,7 +1711,7 @@ class _ColumnRuntimeRest(_ReduceEmitter):
 
                 self.loop(u.i64(0), u.i64(self.levels[level - 1].dims[0][3]), f"w{level}", window)
                 below, stride = buf, u.i64(COLUMN_CHUNK)
-            out = b.gep(self.out, [k0], source_etype=self.ty)
+            out = b.gep(self.out, [b.add(b.mul(c, u.i64(outputs)), k0)], source_etype=self.ty)
             column_fold(b, self.t, self.op, below, stride, u.i64(self.levels[-1].dims[0][3]), n,
                         out, self.start(len(self.levels) + 1))
 
