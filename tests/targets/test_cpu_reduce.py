@@ -559,12 +559,16 @@ def test_input_fusion_is_a_reduce_and_one_epilogue_kernel(
     bit the interpreter."""
     from hlotool.frontend import parse_hlo
     from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.jit import Pipeline
     from hlotool.targets.cpu.kernels.loop import LoopPlan
     from hlotool.targets.cpu.kernels.reduce import ReducePlan
 
     plans = list(plan_module(parse_hlo(text)).plans.values())
     assert [type(p) for p in plans] == [ReducePlan, LoopPlan]
     assert [i.name for i in plans[1].inputs] == epilogue_inputs
+    # The mean's 64 divisions after 64000 additions compile lean; the rms's 48 after
+    # 14400 with the full pipeline (LEAN_EPILOGUE_RATIO).
+    assert (plans[1].pipeline is Pipeline.LEAN) == (text is MEAN)
     rng = np.random.default_rng(5)
     check(text, *(rng.standard_normal(s).astype(np.float32) for s in shapes))
 

@@ -33,6 +33,7 @@ from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
 from hlotool.ir.types import Shape
 from hlotool.targets.llvm import irutils as u
+from hlotool.targets.cpu.jit import Pipeline
 from hlotool.targets.cpu.kernels import parallel
 from hlotool.targets.llvm.transpose import transpose
 from hlotool.targets.llvm.elemental import (
@@ -64,6 +65,10 @@ class LoopPlan:
     #: Code-generation parameters chosen by the autotuner (`{"tile": 64}`; 0 = untiled);
     #: missing keys take the defaults (TILE).
     tune: dict[str, int | str] = field(default_factory=dict)
+    #: How LLVM compiles the kernel (`codegen.pipeline_of`): the full pipeline's loop
+    #: vectorizer, or the lean one for a loop whose time does not matter (a reduce's
+    #: small epilogue, `codegen.LEAN_EPILOGUE_RATIO`).
+    pipeline: Pipeline = Pipeline.FULL
 
     @property
     def output_shapes(self) -> list[Shape]:
