@@ -122,12 +122,15 @@ def load_runtime() -> float:
 
     from hlotool.targets.cpu.kernels.conv import load_runtime as load
     from hlotool.targets.cpu.kernels.folds import fold_runtime
-    from hlotool.targets.cpu.kernels.reduce import LANES, lane_runtime
+    from hlotool.ir.types import PrimitiveType
+    from hlotool.targets.cpu.kernels.reduce import LANES, NARROW_SOURCES, lane_runtime
 
     start = time.perf_counter()
     load()
     for t in LANES:
         lane_runtime(t)
+    for source in NARROW_SOURCES:
+        lane_runtime(PrimitiveType.F32, source)
     fold_runtime()
     return time.perf_counter() - start
 

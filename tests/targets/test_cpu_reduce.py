@@ -611,3 +611,52 @@ def test_reduce_over_a_middle_dim_is_a_batch_of_column_reductions(
     if op == "multiply":
         x = (1 + x * 0.001).astype(dtype)
     check(text, x)
+
+
+def _widened_sum_text(shape: tuple[int, ...], dims: list[int], src: str, op: str) -> str:
+    """A kInput fusion of an f32 reduce of a bf16/f16 parameter converted to f32 (what
+    jnp.sum of a bf16 array lowers to)."""
+    s = ",".join(map(str, shape))
+    k = ",".join(str(n) for d, n in enumerate(shape) if d not in dims)
+    return f"""HloModule m
+r {{
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] {op}(a, b)
+}}
+f {{
+  p = {src}[{s}] parameter(0)
+  x = f32[{s}] convert(p)
+  z = f32[] constant({"1" if op == "multiply" else "0"})
+  ROOT y = f32[{k}] reduce(x, z), dimensions={{{",".join(map(str, dims))}}}, to_apply=r
+}}
+ENTRY e {{
+  a = {src}[{s}] parameter(0)
+  ROOT o = f32[{k}] fusion(a), kind=kInput, calls=f
+}}"""
+
+
+@pytest.mark.parametrize(("shape", "dims", "src", "op"), [
+    ((2048, 4096), [1], "bf16", "add"), ((300, 1000), [1], "bf16", "add"),
+    ((1000, 1000), [0, 1], "f16", "add"), ((64, 2048), [1], "f16", "multiply"),
+    ((1024, 2048), [0, 1], "bf16", "add"), ((5, 40, 700), [1, 2], "bf16", "add")])
+def test_lane_fold_reads_bf16_and_f16_widened(shape: tuple[int, ...], dims: list[int], src: str,
+                                              op: str) -> None:
+    """An f32 sum of a bf16/f16 input converted to f32 is lane folded reading the narrow
+    elements and widening them as it loads (exact), denormals of the source included:
+    bit for bit the interpreter."""
+    import ml_dtypes
+
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.kernels.reduce import lane_folded, lane_source
+
+    text = _widened_sum_text(shape, dims, src, op)
+    (plan,) = plan_module(parse_hlo(text)).plans.values()
+    assert lane_folded(plan) and lane_source(plan) is not None
+    x = np.random.default_rng(11).standard_normal(shape).astype(np.float32)
+    if op == "multiply":
+        x = 1 + x * np.float32(0.001)
+    x = x.astype(ml_dtypes.bfloat16 if src == "bf16" else np.float16)
+    x.flat[::997] = 1e-39 if src == "bf16" else 3e-6  # denormals of the narrow type
+    check(text, x)

@@ -134,7 +134,7 @@ class ReducePlan:
 
     def __post_init__(self) -> None:
         if lane_folded(self):
-            lane_runtime(self.reduce.shape.element_type)
+            lane_runtime(self.reduce.shape.element_type, lane_source(self))
         if column_runtime(self) or range_runtime(self) or tree_runtime(self):
             folds.fold_runtime()
 
@@ -398,7 +398,8 @@ def lane_folded(plan: ReducePlan) -> bool:
     if reducer_op(red) not in (O.ADD, O.MULTIPLY) or t not in LANES or red.shape.is_tuple:
         return False
     src = red.operand(0)
-    if not any(src is i for i in plan.inputs) or not src.shape.is_row_major:
+    read = _converted_input(plan) or src
+    if not any(read is i for i in plan.inputs) or not read.shape.is_row_major:
         return False
     rank, rdims = src.shape.rank, sorted(red.attrs["dimensions"])
     if not rdims or rdims != list(range(rank - len(rdims), rank)):
@@ -407,6 +408,30 @@ def lane_folded(plan: ReducePlan) -> bool:
     if not levels:
         return False
     return strided_windows(red) or _lane_windows(levels[0].dims[-1], t)
+
+
+#: Element types a lane fold of f32 reads and widens (exactly) as it loads them.
+NARROW_SOURCES = (P.BF16, P.F16)
+
+
+def _converted_input(plan: ReducePlan) -> Instruction | None:
+    """The bf16/f16 input an f32 reduce folds through a convert (jnp.sum of bf16 sums in
+    f32), which a lane fold reads and widens as it loads; None otherwise."""
+    red = plan.reduce
+    src = red.operand(0)
+    if src.opcode is not O.CONVERT or red.shape.element_type is not P.F32:
+        return None
+    x = src.operand(0)
+    if x.shape.element_type not in NARROW_SOURCES or not any(x is i for i in plan.inputs):
+        return None
+    return x
+
+
+def lane_source(plan: ReducePlan) -> PrimitiveType | None:
+    """The element type a `lane_folded` kernel reads when it is not the reduce's: bf16 or
+    f16 widened to f32 (`_converted_input`)."""
+    x = _converted_input(plan)
+    return x.shape.element_type if x is not None else None
 
 
 def _lane_windows(dim: tuple[int, int, int, int], t: PrimitiveType) -> bool:
@@ -804,10 +829,11 @@ def _emit_lane_level(fn: ir.Function, plan: ReducePlan) -> None:
         init = ir.Constant(u.value_type(red.shape.element_type), -0.0)
     src = red.operand(0).shape.dimensions
     outputs = math.prod(src[:len(src) - len(red.attrs["dimensions"])])
-    folder = _LaneFolder(b, red, init, outputs)
+    folder = _LaneFolder(b, red, init, outputs, lane_source(plan))
+    read = _converted_input(plan) or red.operand(0)
     with u.for_range(b, b.sub(end, begin), name="unit") as i:
         unit = b.add(begin, i, flags=["nsw", "nuw"])
-        src_ptr, level1 = inputs[id(red.operand(0))].pointer, fn.args[len(sources) + 1]
+        src_ptr, level1 = inputs[id(read)].pointer, fn.args[len(sources) + 1]
         if folder.row_group > 1:
             folder.rows(src_ptr, b.mul(unit, u.i64(folder.row_group)), level1, outputs)
         else:
@@ -839,9 +865,9 @@ class _LaneFolder:
     of the runtime's lane fold (`lane_runtime`) over the window rows."""
 
     def __init__(self, b: ir.IRBuilder, red: Instruction, init: ir.Value,
-                 outputs: int) -> None:
+                 outputs: int, source: PrimitiveType | None = None) -> None:
         """`outputs`: the output elements whose units are split over threads (1 for a
-        row kernel's one row)."""
+        row kernel's one row); `source`: the narrow type the rows hold (`lane_source`)."""
         self.b, self.red = b, red
         t = red.shape.element_type
         self.level = fold_levels(red)[0].dims
@@ -852,9 +878,11 @@ class _LaneFolder:
         self.lanes = unit_windows(block, counts, outputs)
         self.blocks = self.lanes // block
         self.ety = u.value_type(t)
+        #: The type of the rows' elements in memory.
+        self.src_ety = ir.IntType(16) if source is not None else self.ety
         self.init = init
-        name = lane_symbol(t, reducer_op(red), 0) if strided_windows(red) else \
-            lane_symbol(t, reducer_op(red), block // LANES[t])
+        group = 0 if strided_windows(red) else block // LANES[t]
+        name = lane_symbol(t, reducer_op(red), group, source)
         self.fold = b.module.globals.get(name) or ir.Function(
             b.module, _lane_fold_type(self.ety), name=name)
         src = red.operand(0).shape.dimensions
@@ -879,7 +907,7 @@ class _LaneFolder:
         at = b.sub(b.mul(first, u.i64(self.per_output)), u.i64(pad))
         acc = b.gep(level1, [b.mul(first, u.i64(self.positions))], source_etype=self.ety,
                     inbounds=True)
-        b.call(self.fold, [b.gep(src, [at], source_etype=self.ety), u.i64(self.per_output),
+        b.call(self.fold, [b.gep(src, [at], source_etype=self.src_ety), u.i64(self.per_output),
                            count, acc, u.i64(self.blocks), u.i64(pad), u.i64(n + pad),
                            u.i64(self.positions), ir.Constant(u.I1, 1), self.init])
 
@@ -912,7 +940,7 @@ class _LaneFolder:
         blocks = u.i64(self.blocks)
 
         def call(at: ir.Value, stride: ir.Value, rows: ir.Value) -> None:
-            b.call(self.fold, [b.gep(src, [at], source_etype=self.ety), stride, rows, acc,
+            b.call(self.fold, [b.gep(src, [at], source_etype=self.src_ety), stride, rows, acc,
                                blocks, lo, hi, u.i64(0), ir.Constant(u.I1, 0), self.init])
 
         def rows(k: int, at: ir.Value) -> None:
@@ -952,44 +980,48 @@ def _lane_fold_type(ety: ir.Type) -> ir.FunctionType:
                                            u.I64, u.I1, ety])
 
 
-def lane_symbol(t: PrimitiveType, op: Opcode | None, group: int) -> str:
+def lane_symbol(t: PrimitiveType, op: Opcode | None, group: int,
+                source: PrimitiveType | None = None) -> str:
     """The runtime lane fold of element type `t`, reducer `op` (add or multiply) and
-    `group` vectors of windows (0: the strided sum, `_emit_strided_fold`)."""
+    `group` vectors of windows (0: the strided sum, `_emit_strided_fold`), reading
+    elements of `source` (bf16/f16, widened) when given."""
     kind = f"{'f32' if t is P.F32 else 'f64'}_{'add' if op is O.ADD else 'mul'}"
+    kind += f"_from_{source.name.lower()}" if source is not None else ""
     if not group:
         return f"hlotool_lane_fold_{kind}_strided"
     return f"hlotool_lane_fold_{kind}" + (f"_x{group}" if group > 1 else "")
 
 
 @functools.cache
-def lane_runtime(t: PrimitiveType) -> object:
+def lane_runtime(t: PrimitiveType, source: PrimitiveType | None = None) -> object:
     """Load (from the disk cache) or compile the lane folds of `t` once per process and
     register their symbols, before any kernel calling them is compiled or loaded (plans
     ask for it: `ReducePlan`, `row.RowPlan`). Its 32 loads and ~128 shuffles per row
     cost LLVM ~50-100 ms to compile, so kernels call it, as conv's microkernels."""
     from hlotool.targets.cpu.cache import runtime_library
 
-    names = [(lane_symbol(t, op, g), op, g) for op in (O.ADD, O.MULTIPLY) for g in GROUPS]
-
-    names.append((lane_symbol(t, O.ADD, 0), O.ADD, 0))
+    names = [(lane_symbol(t, op, g, source), op, g) for op in (O.ADD, O.MULTIPLY)
+             for g in GROUPS]
+    names.append((lane_symbol(t, O.ADD, 0, source), O.ADD, 0))
 
     def text() -> str:
         module = ir.Module(name="hlotool_lane_fold")
         for name, op, group in names:
             if group:
-                _emit_lane_fold(module, name, t, op, group)
+                _emit_lane_fold(module, name, t, op, group, source)
             else:
-                _emit_strided_fold(module, name, t)
+                _emit_strided_fold(module, name, t, source)
         return str(module)
 
-    library = runtime_library(f"lane_fold_{t.name}", text, Pipeline.LEAN)
+    suffix = f"_from_{source.name}" if source is not None else ""
+    library = runtime_library(f"lane_fold_{t.name}{suffix}", text, Pipeline.LEAN)
     for name, _, _ in names:
         llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
     return library  # kept alive for the life of the process
 
 
 def _emit_lane_fold(module: ir.Module, name: str, t: PrimitiveType, op: Opcode,
-                    group: int) -> None:
+                    group: int, source: PrimitiveType | None = None) -> None:
     """The runtime lane fold (`_lane_fold_type`): per row and block, each of `group` segments
     loaded as vectors and transposed in registers so that vector j holds element j of
     each of its windows, then added (multiplied) into its accumulators in order; the
@@ -1007,7 +1039,7 @@ def _emit_lane_fold(module: ir.Module, name: str, t: PrimitiveType, op: Opcode,
     start = _Start(fresh, u.splat(b, init, vty))
     windows = _ceil_div(b, hi, TREE_WINDOW)
     with u.for_range(b, count, name="row") as r:
-        row = b.gep(src, [b.mul(r, stride)], source_etype=vty.element)
+        row = b.gep(src, [b.mul(r, stride)], source_etype=_element(vty, source))
         accp = b.gep(accs, [b.mul(r, acc_stride)], source_etype=vty.element)
         with u.for_range(b, blocks, name="block") as k:
             first = b.mul(k, u.i64(span))
@@ -1019,9 +1051,9 @@ def _emit_lane_fold(module: ir.Module, name: str, t: PrimitiveType, op: Opcode,
                     bounds = _Bounds(_relative(b, lo, first, span), _relative(b, hi, first, span),
                                      _relative(b, windows, window0, span // TREE_WINDOW),
                                      identity)
-                    _fold_block(b, row, accp, first, group, vty, op, bounds, start)
+                    _fold_block(b, row, accp, first, group, vty, op, bounds, start, source)
                 with whole:
-                    _fold_block(b, row, accp, first, group, vty, op, None, start)
+                    _fold_block(b, row, accp, first, group, vty, op, None, start, source)
     b.ret_void()
 
 
@@ -1063,7 +1095,8 @@ def _relative(b: ir.IRBuilder, x: ir.Value, origin: ir.Value, size: int) -> ir.V
     return b.trunc(b.select(b.icmp_signed(">", d, u.i64(size)), u.i64(size), d), u.I32)
 
 
-def _emit_strided_fold(module: ir.Module, name: str, t: PrimitiveType) -> None:
+def _emit_strided_fold(module: ir.Module, name: str, t: PrimitiveType,
+                       source: PrimitiveType | None = None) -> None:
     """The runtime sum of strided windows (`strided_windows`), of `_lane_fold_type`:
     window l of block b holds the block's elements l, l + 16, ..., so vector j of a block
     is element j of its 16 windows, one per lane, and a block folds with 32 plain vector
@@ -1079,18 +1112,39 @@ def _emit_strided_fold(module: ir.Module, name: str, t: PrimitiveType) -> None:
     ety, span = vty.element, STRIDED_LANES * TREE_WINDOW
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     start = _Start(fresh, u.splat(b, init, vty))
+    elements = _element(vty, source)
     with u.for_range(b, count, name="row") as r:
-        row = b.gep(src, [b.mul(r, stride)], source_etype=ety)
+        row = b.gep(src, [b.mul(r, stride)], source_etype=elements)
         accp = b.gep(accs, [b.mul(r, acc_stride)], source_etype=ety)
         with u.for_range(b, blocks, name="block") as k:
             acc = b.gep(accp, [b.mul(k, u.i64(STRIDED_LANES))], source_etype=ety)
-            base = b.gep(row, [b.mul(k, u.i64(span))], source_etype=ety)
+            base = b.gep(row, [b.mul(k, u.i64(span))], source_etype=elements)
             value = start.load(b, acc, vty)
             for j in range(TREE_WINDOW):
-                at = b.gep(base, [u.i64(j * STRIDED_LANES)], source_etype=ety)
-                value = b.fadd(value, u.vector_load(b, at, vty))
+                at = b.gep(base, [u.i64(j * STRIDED_LANES)], source_etype=elements)
+                value = b.fadd(value, load_lanes(b, at, vty, source))
             u.vector_store(b, value, acc)
     b.ret_void()
+
+
+def _element(vty: ir.VectorType, source: PrimitiveType | None) -> ir.Type:
+    """The type of a lane fold's row elements in memory."""
+    return ir.IntType(16) if source is not None else vty.element
+
+
+def load_lanes(b: ir.IRBuilder, at: ir.Value, vty: ir.VectorType, source: PrimitiveType | None,
+               mask: ir.Value | None = None, fill: ir.Value | None = None) -> ir.Value:
+    """A vector of `vty` (f32) read at `at`, from elements of `source` (bf16 or f16,
+    widened exactly) when given; under `mask`, the other lanes hold `fill`."""
+    if source is None:
+        return u.vector_load(b, at, vty, mask, fill)
+    raw = u.vector_load(b, at, ir.VectorType(ir.IntType(16), vty.count), mask, align=2)
+    if source is P.F16:
+        x = b.fpext(b.bitcast(raw, ir.VectorType(ir.HalfType(), vty.count)), vty)
+    else:
+        wide = b.zext(raw, ir.VectorType(u.I32, vty.count))
+        x = b.bitcast(b.shl(wide, u.splat(b, ir.Constant(u.I32, 16), wide.type)), vty)
+    return b.select(mask, x, fill) if mask is not None and fill is not None else x
 
 
 def _ceil_div(b: ir.IRBuilder, x: ir.Value, d: int) -> ir.Value:
@@ -1098,7 +1152,8 @@ def _ceil_div(b: ir.IRBuilder, x: ir.Value, d: int) -> ir.Value:
 
 
 def _fold_block(b: ir.IRBuilder, row: ir.Value, accp: ir.Value, first: ir.Value, group: int,
-                vty: ir.VectorType, op: Opcode, edge: _Bounds | None, start: _Start) -> None:
+                vty: ir.VectorType, op: Opcode, edge: _Bounds | None, start: _Start,
+                source: PrimitiveType | None = None) -> None:
     """One block of a lane fold: the elements at row + first, the accumulators of its
     windows at accp + first / 32; an `edge` block masks its loads and its windows."""
     lanes = vty.count
@@ -1107,10 +1162,11 @@ def _fold_block(b: ir.IRBuilder, row: ir.Value, accp: ir.Value, first: ir.Value,
     ety = vty.element
 
     def load(offset: int) -> ir.Value:
-        at = b.gep(row, [b.add(first, u.i64(offset))], source_etype=ety)
+        at = b.gep(row, [b.add(first, u.i64(offset))], source_etype=_element(vty, source))
         if edge is None:
-            return u.vector_load(b, at, vty)
-        return u.vector_load(b, at, vty, edge.mask(b, offset, lanes, edge.lo, edge.hi), edge.fill)
+            return load_lanes(b, at, vty, source)
+        return load_lanes(b, at, vty, source, edge.mask(b, offset, lanes, edge.lo, edge.hi),
+                          edge.fill)
 
     window0 = b.sdiv(first, u.i64(TREE_WINDOW))
     accs = [b.gep(accp, [b.add(window0, u.i64(g * lanes))], source_etype=ety)
