@@ -162,13 +162,13 @@ def _plan_output_fusion(ins: Instruction, out: CompiledPlan) -> bool:
         return False
     hero = heroes[0]
     prologue = _feeding(hero) if hero.opcode is O.REDUCE else []
+    # What the root reads other than through the hero; values of the prologue the
+    # epilogue also reads (logsumexp's finite max) are computed again there.
     epilogue = [i for i in [*_feeding(root, hero), root] if i.opcode is not O.PARAMETER]
-    computed = {id(i) for i in prologue if i.opcode not in (O.PARAMETER, O.CONSTANT)}
     used = {id(o) for i in epilogue for o in i.operands}
     params = [p for p in comp.parameters if id(p) in used]
     constants, reason = _fused_operands([*params, *epilogue], None)
-    if reason or hero.shape.element_type not in u.ELEMENTAL_TYPES or \
-            any(id(i) in computed for i in epilogue):
+    if reason or hero.shape.element_type not in u.ELEMENTAL_TYPES:
         return False
     name = kernel_name(ins, len(out.plans))
     if hero.opcode is O.REDUCE:

@@ -529,6 +529,35 @@ ENTRY e {
   ROOT o = f32[48] fusion(a, b), kind=kInput, calls=f
 }"""
 
+#: jax.nn.logsumexp's second fusion: the epilogue reads the prologue's finite max (of
+#: the output's shape) again; the exponentials are a computed row, lane folded.
+LOGSUMEXP = """HloModule m
+r {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT z = f32[] add(x, y)
+}
+f {
+  p = f32[64,1000] parameter(0)
+  m = f32[64] parameter(1)
+  fin = pred[64] is-finite(m)
+  zero = f32[] constant(0)
+  zb = f32[64] broadcast(zero), dimensions={}
+  sel = f32[64] select(fin, m, zb)
+  sb = f32[64,1000] broadcast(sel), dimensions={0}
+  d = f32[64,1000] subtract(p, sb)
+  e = f32[64,1000] exponential(d)
+  s = f32[64] reduce(e, zero), dimensions={1}, to_apply=r
+  a = f32[64] abs(s)
+  l = f32[64] log(a)
+  ROOT o = f32[64] add(l, sel)
+}
+ENTRY e {
+  a = f32[64,1000] parameter(0)
+  b = f32[64] parameter(1)
+  ROOT o = f32[64] fusion(a, b), kind=kInput, calls=f
+}"""
+
 READS_PROLOGUE = """HloModule m
 r {
   x = f32[] parameter(0)
@@ -550,13 +579,15 @@ ENTRY e {
 
 
 @pytest.mark.parametrize(("text", "shapes", "epilogue_inputs"), [
-    (MEAN, [(64, 1000)], ["s"]), (RMS, [(300, 48), (48,)], ["s", "q"])])
+    (MEAN, [(64, 1000)], ["s"]), (RMS, [(300, 48), (48,)], ["s", "q"]),
+    (LOGSUMEXP, [(64, 1000), (64,)], ["s", "m"])])
 def test_input_fusion_is_a_reduce_and_one_epilogue_kernel(
         text: str, shapes: list[tuple[int, ...]], epilogue_inputs: list[str]) -> None:
     """A kInput fusion of a reduce (its prologue computed in the reduce kernel) and an
     elementwise epilogue of the reduce's shape runs as the reduce's kernel and one loop
-    kernel for the whole epilogue (a mean: no kernel for the broadcast divisor), bit for
-    bit the interpreter."""
+    kernel for the whole epilogue (a mean: no kernel for the broadcast divisor; a
+    logsumexp: the finite max computed again there, the exponentials' rows lane folded),
+    bit for bit the interpreter."""
     from hlotool.frontend import parse_hlo
     from hlotool.targets.cpu.codegen import plan_module
     from hlotool.targets.cpu.jit import Pipeline
@@ -566,11 +597,14 @@ def test_input_fusion_is_a_reduce_and_one_epilogue_kernel(
     plans = list(plan_module(parse_hlo(text)).plans.values())
     assert [type(p) for p in plans] == [ReducePlan, LoopPlan]
     assert [i.name for i in plans[1].inputs] == epilogue_inputs
-    # The mean's 64 divisions after 64000 additions compile lean; the rms's 48 after
-    # 14400 with the full pipeline (LEAN_EPILOGUE_RATIO).
-    assert (plans[1].pipeline is Pipeline.LEAN) == (text is MEAN)
+    # The mean's and logsumexp's 64 elements after 64000 compile lean; the rms's 48
+    # after 14400 with the full pipeline (LEAN_EPILOGUE_RATIO).
+    assert (plans[1].pipeline is Pipeline.LEAN) == (text is not RMS)
     rng = np.random.default_rng(5)
-    check(text, *(rng.standard_normal(s).astype(np.float32) for s in shapes))
+    args = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    if text is LOGSUMEXP:
+        args[1][::7] = np.inf  # a row whose max is not finite
+    check(text, *args)
 
 
 def test_input_fusion_whose_epilogue_reads_the_prologue_is_not_split() -> None:

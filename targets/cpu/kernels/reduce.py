@@ -137,6 +137,10 @@ class ReducePlan:
             lane_runtime(self.reduce.shape.element_type, lane_source(self))
         if column_runtime(self) or range_runtime(self) or tree_runtime(self):
             folds.fold_runtime()
+        t = self.reduce.shape.element_type if isinstance(self.reduce, Instruction) else None
+        if t in LANES and reducer_op(self.reduce) in folds.COLUMN_OPS and buffered(self):
+            lane_runtime(t)  # `_ReduceEmitter._lane_fold_row`
+            folds.fold_runtime()
 
     @property
     def scratch(self) -> list[Result]:
@@ -1308,14 +1312,37 @@ class _ReduceEmitter:
         computed into a row buffer when the plan is `buffered`)."""
         if buffered(self.plan):
             product = self.red.operand(0)
-            self.emitter.inputs[id(product)] = row_values(
-                self.b, self.entry, product, list(index), len(self.kept), self.emitter.inputs)
+            row = row_values(self.b, self.entry, product, list(index), len(self.kept),
+                             self.emitter.inputs)
+            self.emitter.inputs[id(product)] = row
+            if self._lane_fold_row(row, linear_index(self.b, dims, tuple(index))):
+                return
         value = self.level_value(len(self.levels) + 1, index, None)
         if self.t is P.PRED:
             value = self.b.zext(value, u.I8)
         ptr = self.b.gep(self.out, [linear_index(self.b, dims, tuple(index))],
                          source_etype=u.storage_type(self.t), inbounds=True)
         self.b.store(value, ptr)
+
+    def _lane_fold_row(self, row: Input, at: ir.Value) -> bool:
+        """Fold a buffered row of computed values (logsumexp's exponentials) with the
+        runtime's lane and tree folds into the output element `at`, when they take it
+        (`lane_row`, one row of first-level values); False (nothing emitted) else."""
+        red, b = self.red, self.b
+        if self.product is not None or not lane_row(red, row, len(self.kept)):
+            return False
+        counts = [d[3] for d in self.levels[0].dims]
+        if reducer_op(red) not in folds.COLUMN_OPS or math.prod(counts[:-1]) != 1:
+            return False
+        folder = _LaneFolder(b, red, self.start(1), 1)
+        with b.goto_block(self.entry):
+            level1 = u.stack_buffer(b, self.ty, folder.positions, "lanes", align=64)
+        folder.all_units(row.pointer, u.i64(0), level1)
+        fold = folds.declare(b.module, folds.tree_symbol(self.t, self.op),
+                             folds.tree_fold_type(self.ty))
+        out = b.gep(self.out, [at], source_etype=self.ty, inbounds=True)
+        b.call(fold, [level1, u.i64(folder.positions), u.i64(1), out, self.start(2), self.init()])
+        return True
 
     def _window(self, level: int, pos: Sequence[ir.Value] | None) -> list[tuple[ir.Value, ir.Value]]:
         """[lo, hi) per reduced dim of the window at `pos` of `level` (1-based; the final
