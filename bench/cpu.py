@@ -246,6 +246,33 @@ def reduction_cases() -> list[Case]:
     ]
 
 
+def more_cases() -> list[Case]:
+    """Reductions as models hold them (`--set more`): argmax, a sum over a middle dim, a
+    mean over the first, a variance, logsumexp, an integer sum, a bf16 sum, a cumulative
+    sum, an L2 normalisation and a bias gradient."""
+    import jax
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(2)
+    n = lambda *s: rng.standard_normal(s).astype(f32)  # noqa: E731
+    ints = rng.integers(-100, 100, (4096, 4096)).astype(np.int32)
+    return [
+        Case("argmax rows 1024x4096", lambda x: jnp.argmax(x, axis=1), [n(1024, 4096)]),
+        Case("sum middle 64x512x256", lambda x: x.sum(axis=1), [n(64, 512, 256)]),
+        Case("mean axis0 512x64x128", lambda x: x.mean(axis=0), [n(512, 64, 128)]),
+        Case("var last 2048x1024", lambda x: jnp.var(x, axis=-1), [n(2048, 1024)]),
+        Case("logsumexp rows 1024x4096", lambda x: jax.nn.logsumexp(x, axis=1),
+             [n(1024, 4096)]),
+        Case("int32 sum 4096x4096", lambda x: x.sum(), [ints]),
+        Case("bf16 row sum 2048x4096", lambda x: x.sum(axis=1),
+             [n(2048, 4096).astype(jnp.bfloat16)]),
+        Case("cumsum rows 1024x1024", lambda x: jnp.cumsum(x, axis=1), [n(1024, 1024)]),
+        Case("l2 normalize 2048x1024",
+             lambda x: x / jnp.linalg.norm(x, axis=-1, keepdims=True), [n(2048, 1024)]),
+        Case("bias grad sum0 8192x1024", lambda x: x.sum(axis=0), [n(8192, 1024)]),
+    ]
+
+
 def floor_ms(case: Case, outputs: list[np.ndarray], bandwidth: float, flops: float) -> float | None:
     """The case's lower bound in milliseconds: data moved once at DRAM speed, or its FLOPs
     at the sgemm rate, whichever is larger."""
@@ -461,9 +488,10 @@ def rich_table(rows: list[Row], title: str) -> Any:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=["headline", "reductions", "all"], default="headline",
+    parser.add_argument("--set", choices=["headline", "reductions", "more", "all"],
+                        default="headline",
                         help="the 10 headline cases (default), reductions of other shapes, "
-                             "or both")
+                             "reductions as models hold them, or all")
     parser.add_argument("--cases", default="", help="comma-separated substrings of case names")
     parser.add_argument("--rounds", type=int, default=5,
                         help="interleaved rounds of XLA and hlotool timings per case")
@@ -474,8 +502,8 @@ def main(argv: list[str] | None = None) -> None:
     opts = parser.parse_args(argv)
 
     wanted = [w.strip().lower() for w in opts.cases.split(",") if w.strip()]
-    pool = {"headline": cases, "reductions": reduction_cases,
-            "all": lambda: cases() + reduction_cases()}[opts.set]()
+    pool = {"headline": cases, "reductions": reduction_cases, "more": more_cases,
+            "all": lambda: cases() + reduction_cases() + more_cases()}[opts.set]()
     selected = [c for c in pool if not wanted or any(w in c.name.lower() for w in wanted)]
     # Before hlotool's CPU target is imported: it runs OpenBLAS on one thread per call.
     bandwidth, flops = copy_bandwidth(), sgemm_flops()
