@@ -485,16 +485,19 @@ def test_column_reduction_beyond_the_runtime_rest_stack_keeps_its_own_loops() ->
     assert column_windows(plan) and not column_runtime(plan)
 
 
-#: kInput fusions of a reduce and an epilogue of its shape: a mean (a division by a
-#: broadcast constant), a root-mean-square (a prologue and an epilogue reading a
-#: parameter), and one whose epilogue reads the prologue's value (not split).
-MEAN = """HloModule m
+#: The head of the fused modules below: a module and its add region `r`.
+ADD_REGION = """HloModule m
 r {
   x = f32[] parameter(0)
   y = f32[] parameter(1)
   ROOT z = f32[] add(x, y)
 }
-f {
+"""
+
+#: kInput fusions of a reduce and an epilogue of its shape: a mean (a division by a
+#: broadcast constant), a root-mean-square (a prologue and an epilogue reading a
+#: parameter), and one whose epilogue reads the prologue's value (not split).
+MEAN = ADD_REGION + """f {
   p = f32[64,1000] parameter(0)
   c = f32[] constant(0)
   s = f32[64] reduce(p, c), dimensions={1}, to_apply=r
@@ -507,13 +510,7 @@ ENTRY e {
   ROOT o = f32[64] fusion(a), kind=kInput, calls=f
 }"""
 
-RMS = """HloModule m
-r {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT z = f32[] add(x, y)
-}
-f {
+RMS = ADD_REGION + """f {
   p = f32[300,48] parameter(0)
   q = f32[48] parameter(1)
   sq = f32[300,48] multiply(p, p)
@@ -531,13 +528,7 @@ ENTRY e {
 
 #: jax.nn.logsumexp's second fusion: the epilogue reads the prologue's finite max (of
 #: the output's shape) again; the exponentials are a computed row, lane folded.
-LOGSUMEXP = """HloModule m
-r {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT z = f32[] add(x, y)
-}
-f {
+LOGSUMEXP = ADD_REGION + """f {
   p = f32[64,1000] parameter(0)
   m = f32[64] parameter(1)
   fin = pred[64] is-finite(m)
@@ -558,13 +549,7 @@ ENTRY e {
   ROOT o = f32[64] fusion(a, b), kind=kInput, calls=f
 }"""
 
-READS_PROLOGUE = """HloModule m
-r {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT z = f32[] add(x, y)
-}
-f {
+READS_PROLOGUE = ADD_REGION + """f {
   p = f32[16,16] parameter(0)
   e = f32[16,16] exponential(p)
   c = f32[] constant(0)
