@@ -252,14 +252,14 @@ def unsupported_reduce_window(ins: Instruction) -> str | None:
     reason = unsupported_combiner(comp, [ins.shape.element_type])
     if reason:
         return reason
-    if _scan_axis(dims, src.dimensions) is not None and not _order_free(comp):
+    if _scan_axis(dims, src.dimensions) is not None and not order_free(comp):
         return "scan with an order-dependent reducer"
     return None
 
 _ORDER_FREE_OPS = frozenset({O.ADD, O.MULTIPLY, O.MAXIMUM, O.MINIMUM, O.AND, O.OR, O.XOR})
 
 
-def _order_free(comp: Computation) -> bool:
+def order_free(comp: Computation) -> bool:
     """A reducer that is one commutative, associative op of its two parameters (float,
     f16/bf16 and complex add/multiply excluded: they round differently in another order)."""
     root, params = comp.root, comp.parameters

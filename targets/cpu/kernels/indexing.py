@@ -60,6 +60,8 @@ from hlotool.targets.llvm.indexing import (
     window_element,
 )
 
+from hlotool.targets.cpu.kernels.scan import emit_scan, scan_of, unsupported_scan
+
 O = Opcode
 P = PrimitiveType
 
@@ -159,8 +161,9 @@ def unsupported_update(op: Instruction) -> str | None:
     """Why a dynamic-update-slice / scatter / select-and-scatter gets no kernel, or None."""
     shapes = [*(op.shape.tuple_shapes if op.shape.is_tuple else [op.shape]),
               *(o.shape for o in op.operands)]
+    types = u.ELEMENTAL_TYPES if scan_of(op) is not None else u.NATIVE_TYPES
     for s in shapes:
-        if not s.is_array or s.element_type not in u.NATIVE_TYPES or s.is_dynamic:
+        if not s.is_array or s.element_type not in types or s.is_dynamic:
             return f"element type or shape {s}"
     if op.opcode is O.DYNAMIC_UPDATE_SLICE:
         return None if starts_ok(op.operands[2:], op.operand(0).shape.rank) else \
@@ -168,7 +171,7 @@ def unsupported_update(op: Instruction) -> str | None:
     if op.opcode is O.SELECT_AND_SCATTER:
         return _unsupported_select_and_scatter(op)
     if op.opcode is O.REDUCE_WINDOW:
-        return _unsupported_variadic_reduce_window(op)
+        return _unsupported_reduce_window(op)
     n = op.operand_count // 2
     if not is_int(op.operand(n).shape.element_type):
         return "scatter indices type"
@@ -193,12 +196,15 @@ def _unsupported_select_and_scatter(op: Instruction) -> str | None:
 
 
 def has_own_plan(ins: Instruction) -> bool:
-    """Whether `ins` (or a kLoop fusion with `ins` as its root) gets an UpdatePlan."""
-    return ins.opcode in UPDATE_OPS or (ins.opcode is O.REDUCE_WINDOW and ins.shape.is_tuple)
+    """Whether `ins` (or a kLoop fusion with `ins` as its root) gets an UpdatePlan: an
+    update op, a variadic reduce-window or a scan."""
+    return ins.opcode in UPDATE_OPS or (
+        ins.opcode is O.REDUCE_WINDOW and (ins.shape.is_tuple or scan_of(ins) is not None))
 
 
-def _unsupported_variadic_reduce_window(op: Instruction) -> str | None:
-    from hlotool.interpreter.kernels.reduction import _scan_axis, _window_dims
+def _unsupported_reduce_window(op: Instruction) -> str | None:
+    """Why a variadic reduce-window or a scan gets no kernel, or None."""
+    from hlotool.interpreter.kernels.reduction import _window_dims
 
     n = op.operand_count // 2
     src = op.operand(0).shape
@@ -207,8 +213,8 @@ def _unsupported_variadic_reduce_window(op: Instruction) -> str | None:
     dims = _window_dims(op.attrs.get("window"), src.rank)
     if any(d.window_reversal for d in dims):
         return "window reversal"
-    if _scan_axis(dims, src.dimensions) is not None:
-        return "variadic scan"
+    if scan_of(op) is not None and (reason := unsupported_scan(op)):
+        return reason
     types = [o.shape.element_type for o in op.operands[:n]]
     if [o.shape.element_type for o in op.operands[n:]] != types:
         return "init types"
@@ -257,6 +263,8 @@ def _emit_update_body(fn: ir.Function, plan: UpdatePlan) -> None:
         _emit_dus(em, plan.op, outs[0])
     elif plan.op.opcode is O.SELECT_AND_SCATTER:
         _emit_select_and_scatter(em, plan.op, outs[0])
+    elif plan.op.opcode is O.REDUCE_WINDOW and scan_of(plan.op) is not None:
+        emit_scan(em, plan.op, outs)
     elif plan.op.opcode is O.REDUCE_WINDOW:
         _emit_variadic_reduce_window(em, plan.op, outs)
     else:
