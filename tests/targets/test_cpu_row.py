@@ -81,11 +81,13 @@ def test_softmax_row_kernel(shape: tuple[int, int], kind: str) -> None:
     assert_same(got, want)
 
 
-def test_layernorm_row_kernel_with_constants_and_params() -> None:
+@pytest.mark.parametrize("n", [300, 1024])
+def test_layernorm_row_kernel_with_constants_and_params(n: int) -> None:
+    """(Rows of 300: tree windows with padding; of 1024: whole windows only.)"""
     rng = np.random.default_rng(2)
-    x = rng.standard_normal((3, 5, 300)).astype(np.float32)
-    g = rng.standard_normal(300).astype(np.float32)
-    got, want, ex = run_both(LAYERNORM, x, g)
+    x = rng.standard_normal((3, 5, n)).astype(np.float32)
+    g = rng.standard_normal(n).astype(np.float32)
+    got, want, ex = run_both(LAYERNORM.replace("300]", f"{n}]"), x, g)
     assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
     assert_same(got, want)
 
