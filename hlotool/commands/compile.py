@@ -1,4 +1,5 @@
-"""`hlotool compile FILE --target cpu --emit llvm|asm`: show the generated code.
+"""`hlotool compile FILE --target cpu --emit llvm|asm`: show the generated code, the
+code `hlotool run` runs (after the target's pass pipeline, as run does).
 
 The tunable kernels' parameters (transpose tile, row-reduction jam, dot variant) head the
 output as comments, with the autotuner's timings when it ran (on by default; the choices
@@ -72,8 +73,12 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
+    from hlotool.commands.opt import apply_passes
+
     check_output(args.output)
     module = load(args)
+    # The code `hlotool run` runs: the cpu pipeline (fusion, layout) first, as run does.
+    apply_passes(module, "cpu", None, verify_each=False, progress=sys.stderr.isatty())
     with Console(stderr=True).status(f"compiling {module.name} for the host CPU"):
         # keep_asm: generate the code again even on a disk-cache hit (the cache keeps
         # object code and the tuning choices, not the IR or assembly shown here).

@@ -118,3 +118,24 @@ def test_compiled_kernels_are_named_after_their_instructions(
     names = set(re.findall(r"^define void @(k\d+_[\w.]+)\(", out, re.M))
     assert names and all(re.fullmatch(r"k\d+_[A-Za-z_][\w.]*", n) for n in names)
     assert any("fusion" in n for n in names)
+
+
+def test_compile_shows_the_kernels_run_runs(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`compile` runs the cpu pipeline first, as `run` does: a JAX dump before XLA's
+    passes shows its fused kernels, not one kernel per unfused instruction."""
+    monkeypatch.setenv("HLOTOOL_CACHE_DIR", "off")
+    assert main(["compile", str(EXAMPLES / "softmax.hlo"), "--emit", "llvm"]) == 0
+    captured = capsys.readouterr()
+    import re
+
+    names = re.findall(r"^define void @(k\d+_[\w.]+)\(", captured.out, re.M)
+    assert any("fusion" in n for n in names), names
+    count = int(re.search(r"hlotool: (\d+) kernels", captured.err).group(1))
+    from hlotool.commands.opt import apply_passes
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu import CpuTarget
+
+    module = parse_hlo((EXAMPLES / "softmax.hlo").read_text())
+    apply_passes(module, "cpu", None, verify_each=False)
+    assert count == len(CpuTarget(cache=False, autotune=False).compile(module).thunks)
