@@ -239,7 +239,8 @@ def unsupported_reduce_window(ins: Instruction) -> str | None:
     The kernel folds each window in row-major order from the init value, skipping padding
     and dilation holes (the interpreter's and XLA's order). The interpreter evaluates a
     prefix/suffix scan of an order-dependent reducer (float add/multiply, regions) as
-    XLA's rewritten tiled scan instead, so those windows stay on the interpreter."""
+    XLA's rewritten tiled scan instead, so the elemental emitter leaves those windows to
+    a target's scan kernel (the CPU target's `kernels/scan.py`) or the interpreter."""
     from hlotool.interpreter.kernels.reduction import _scan_axis, _window_dims
 
     if ins.operand_count != 2:
