@@ -679,3 +679,86 @@ def test_lane_fold_reads_bf16_and_f16_widened(shape: tuple[int, ...], dims: list
     x = x.astype(ml_dtypes.bfloat16 if src == "bf16" else np.float16)
     x.flat[::997] = 1e-39 if src == "bf16" else 3e-6  # denormals of the narrow type
     check(text, x)
+
+
+def _sum_of_products_text(shape: tuple[int, ...], dims: list[int], form: str) -> str:
+    """A kInput fusion summing x * x ("squares"), (x - m) * (x - m) with m one value per
+    output ("centered", a variance) or x * y ("products") over `dims`."""
+    s = ",".join(map(str, shape))
+    kept = [n for d, n in enumerate(shape) if d not in dims]
+    o = ",".join(map(str, kept))
+    kept_dims = ",".join(str(d) for d in range(len(shape)) if d not in dims)
+    params = {"squares": [f"f32[{s}]"], "centered": [f"f32[{s}]", f"f32[{o}]"],
+              "products": [f"f32[{s}]", f"f32[{s}]"]}[form]
+    body = {"squares": "  m = f32[S] multiply(p0, p0)",
+            "centered": "  b = f32[S] broadcast(p1), dimensions={K}\n"
+                        "  d = f32[S] subtract(p0, b)\n  m = f32[S] multiply(d, d)",
+            "products": "  m = f32[S] multiply(p0, p1)"}[form]
+    body = body.replace("S", s).replace("K", kept_dims)
+    decls = "\n".join(f"  p{k} = {t} parameter({k})" for k, t in enumerate(params))
+    args = "\n".join(f"  a{k} = {t} parameter({k})" for k, t in enumerate(params))
+    names = ", ".join(f"a{k}" for k in range(len(params)))
+    return f"""HloModule m
+r {{
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT z = f32[] add(x, y)
+}}
+f {{
+{decls}
+{body}
+  c = f32[] constant(0)
+  ROOT s = f32[{o}] reduce(m, c), dimensions={{{",".join(map(str, dims))}}}, to_apply=r
+}}
+ENTRY e {{
+{args}
+  ROOT r = f32[{o}] fusion({names}), kind=kInput, calls=f
+}}"""
+
+
+@pytest.mark.parametrize(("shape", "dims"), [
+    ((2048, 1024), [1]), ((37, 512), [1]), ((3, 5, 1024), [2]), ((4, 8, 512), [1, 2]),
+    ((8192,), [0]), ((6, 2, 1536), [1, 2])])
+def test_sum_of_squares_folds_strided_windows_with_fma(shape: tuple[int, ...],
+                                                       dims: list[int]) -> None:
+    """A sum of x * x that XLA:CPU runs on YNNPACK (last dim a multiple of 512) takes the
+    strided first-level windows of plain sums, each a chain of fma(x, x, acc), folded by
+    the strided lane fold of squares: bit for bit the interpreter's order."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.kernels.reduce import ReducePlan, lane_folded, square_input
+
+    text = _sum_of_products_text(shape, dims, "squares")
+    (plan,) = [p for p in plan_module(parse_hlo(text)).plans.values()
+               if isinstance(p, ReducePlan)]
+    assert lane_folded(plan) and square_input(plan) is not None
+    x = np.random.default_rng(12).standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[:700] = 0.0
+    x.reshape(-1)[700:900] = -0.0
+    check(text, x)
+
+
+@pytest.mark.parametrize(("shape", "dims"), [
+    ((64, 1024), [1]), ((9, 512), [1]), ((5, 3072), [1]), ((2, 3, 1024), [2])])
+def test_variance_squares_fold_a_buffered_row(shape: tuple[int, ...], dims: list[int]) -> None:
+    """A sum of (x - m)^2 (jnp.var's second reduce): each row of x - m is computed into a
+    buffer, then folded by the strided lane fold of squares and the tree fold."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.kernels.reduce import ReducePlan, buffered_square
+
+    text = _sum_of_products_text(shape, dims, "centered")
+    (plan,) = [p for p in plan_module(parse_hlo(text)).plans.values()
+               if isinstance(p, ReducePlan)]
+    assert buffered_square(plan) is not None
+    rng = np.random.default_rng(13)
+    x = (3 + rng.standard_normal(shape)).astype(np.float32)
+    check(text, x, x.mean(axis=-1).astype(np.float32))
+
+
+def test_sum_of_two_products_takes_strided_windows() -> None:
+    """A sum of x * y over a last dim that is a multiple of 512: the scalar kernel's fma
+    chains take the strided windows too (the interpreter's order)."""
+    text = _sum_of_products_text((16, 1024), [1], "products")
+    rng = np.random.default_rng(14)
+    check(text, *(rng.standard_normal((16, 1024)).astype(np.float32) for _ in range(2)))

@@ -397,7 +397,8 @@ def _reduce(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
     once = adds_init_once(ins)
     product = pop_fused_product(ev, ins.operand(0)) if is_sum(ins) else None
     if product is not None:
-        return _sum_of_products(reducer, *product, operands[1], sorted(dims), once)
+        return _sum_of_products(reducer, *product, operands[1], sorted(dims), once,
+                                strided_windows(ins))
     out = reduce_arrays(reducer, operands[:n], operands[n:], dims, init_once=once,
                         strided=strided_windows(ins))
     return out[0] if n == 1 and not ins.shape.is_tuple else tuple(out)
@@ -405,11 +406,15 @@ def _reduce(ev: Evaluator, ins: Instruction, operands: list[Value]) -> Value:
 
 def _sum_of_products(
     reducer: Reducer, a: np.ndarray, b: np.ndarray, init: np.ndarray, axes: list[int],
-    init_once: bool,
+    init_once: bool, strided: bool = False,
 ) -> np.ndarray:
     """reduce(multiply(a, b)) with `add`, as XLA:CPU runs it fused: acc = fma(a, b, acc),
-    in windows of 32 first when a reduced dimension is longer (see _tree_reduce)."""
+    in windows of 32 first when a reduced dimension is longer (see _tree_reduce), strided
+    ones (`strided_windows`: a sum XLA:CPU runs on YNNPACK, whose order is not the tree)
+    when `strided`."""
     a, b = np.broadcast_arrays(a, b)
+    if strided:
+        a, b = strided_view(a), strided_view(b)
     if any(a.shape[d] > TREE_WINDOW for d in axes):
         dims = _tree_window(a.shape, axes)
         va, vb = (window_view(v, np.zeros((), v.dtype), dims) for v in (a, b))

@@ -401,6 +401,8 @@ def lane_folded(plan: ReducePlan) -> bool:
     t = red.shape.element_type
     if reducer_op(red) not in (O.ADD, O.MULTIPLY) or t not in LANES or red.shape.is_tuple:
         return False
+    if square_input(plan) is not None:
+        return True
     src = red.operand(0)
     read = _converted_input(plan) or src
     if not any(read is i for i in plan.inputs) or not read.shape.is_row_major:
@@ -429,6 +431,39 @@ def _converted_input(plan: ReducePlan) -> Instruction | None:
     if x.shape.element_type not in NARROW_SOURCES or not any(x is i for i in plan.inputs):
         return None
     return x
+
+
+def _squared(plan: ReducePlan) -> Instruction | None:
+    """x of a sum of x * x over strided windows (`strided_windows`: a sum XLA:CPU runs on
+    YNNPACK) whose product is contracted (acc = fma(x, x, acc), `fused_product`)."""
+    red = plan.reduce
+    if not isinstance(red, Instruction) or red.shape.is_tuple or not strided_windows(red):
+        return None
+    mul = fused_product(red)
+    if mul is None or mul.operand(0) is not mul.operand(1):
+        return None
+    return mul.operand(0)
+
+
+def square_input(plan: ReducePlan) -> Instruction | None:
+    """The input x of a sum of x * x (`_squared`) read from memory: the strided lane fold
+    squares its elements as it folds them (`_emit_strided_fold`); None otherwise."""
+    x = _squared(plan)
+    return x if x is not None and any(x is i for i in plan.inputs) and x.shape.is_row_major \
+        else None
+
+
+def buffered_square(plan: ReducePlan) -> Instruction | None:
+    """The computed x of a sum of x * x (`_squared`) over the last dim only (a variance's
+    centered values), which the kernel computes for each output's row into a buffer
+    (`row_values`, vectorized) and folds with the strided lane fold of squares and the
+    tree fold (`_ReduceEmitter._square_row`); None otherwise."""
+    x = _squared(plan)
+    if x is None or x.opcode in (O.PARAMETER, O.CONSTANT) or \
+            any(x is i for i in plan.inputs) or sorted(plan.reduce.attrs["dimensions"]) != \
+            [x.shape.rank - 1]:
+        return None
+    return x if x.shape.dimensions[-1] * 4 <= ROW_BUFFER_BYTES else None
 
 
 def lane_source(plan: ReducePlan) -> PrimitiveType | None:
@@ -752,6 +787,8 @@ def buffered(plan: ReducePlan) -> bool:
     (`buffers_row`: a reduce over its trailing dims of values computed in the kernel);
     that loop needs the loop vectorizer, so the full pipeline."""
     red = plan.reduce
+    if buffered_square(plan) is not None:
+        return True
     rdims = sorted(red.attrs["dimensions"])
     kept = red.operand(0).shape.rank - len(rdims)
     sources = {id(i) for i in plan.inputs} | {id(c) for c, _ in plan.constants}
@@ -833,8 +870,9 @@ def _emit_lane_level(fn: ir.Function, plan: ReducePlan) -> None:
         init = ir.Constant(u.value_type(red.shape.element_type), -0.0)
     src = red.operand(0).shape.dimensions
     outputs = math.prod(src[:len(src) - len(red.attrs["dimensions"])])
-    folder = _LaneFolder(b, red, init, outputs, lane_source(plan))
-    read = _converted_input(plan) or red.operand(0)
+    square = square_input(plan)
+    folder = _LaneFolder(b, red, init, outputs, lane_source(plan), square is not None)
+    read = _converted_input(plan) or square or red.operand(0)
     with u.for_range(b, b.sub(end, begin), name="unit") as i:
         unit = b.add(begin, i, flags=["nsw", "nuw"])
         src_ptr, level1 = inputs[id(read)].pointer, fn.args[len(sources) + 1]
@@ -869,9 +907,10 @@ class _LaneFolder:
     of the runtime's lane fold (`lane_runtime`) over the window rows."""
 
     def __init__(self, b: ir.IRBuilder, red: Instruction, init: ir.Value,
-                 outputs: int, source: PrimitiveType | None = None) -> None:
+                 outputs: int, source: PrimitiveType | None = None, square: bool = False) -> None:
         """`outputs`: the output elements whose units are split over threads (1 for a
-        row kernel's one row); `source`: the narrow type the rows hold (`lane_source`)."""
+        row kernel's one row); `source`: the narrow type the rows hold (`lane_source`);
+        `square`: the rows hold x of a sum of x * x (`square_input`)."""
         self.b, self.red = b, red
         t = red.shape.element_type
         self.level = fold_levels(red)[0].dims
@@ -886,7 +925,7 @@ class _LaneFolder:
         self.src_ety = ir.IntType(16) if source is not None else self.ety
         self.init = init
         group = 0 if strided_windows(red) else block // LANES[t]
-        name = lane_symbol(t, reducer_op(red), group, source)
+        name = lane_symbol(t, reducer_op(red), group, source, square)
         self.fold = b.module.globals.get(name) or ir.Function(
             b.module, _lane_fold_type(self.ety), name=name)
         src = red.operand(0).shape.dimensions
@@ -985,11 +1024,13 @@ def _lane_fold_type(ety: ir.Type) -> ir.FunctionType:
 
 
 def lane_symbol(t: PrimitiveType, op: Opcode | None, group: int,
-                source: PrimitiveType | None = None) -> str:
+                source: PrimitiveType | None = None, square: bool = False) -> str:
     """The runtime lane fold of element type `t`, reducer `op` (add or multiply) and
-    `group` vectors of windows (0: the strided sum, `_emit_strided_fold`), reading
-    elements of `source` (bf16/f16, widened) when given."""
+    `group` vectors of windows (0: the strided sum, `_emit_strided_fold`, of squares
+    when `square`), reading elements of `source` (bf16/f16, widened) when given."""
     kind = f"{'f32' if t is P.F32 else 'f64'}_{'add' if op is O.ADD else 'mul'}"
+    if square:
+        return f"hlotool_lane_fold_{kind}_squares_strided"
     kind += f"_from_{source.name.lower()}" if source is not None else ""
     if not group:
         return f"hlotool_lane_fold_{kind}_strided"
@@ -1007,6 +1048,7 @@ def lane_runtime(t: PrimitiveType, source: PrimitiveType | None = None) -> objec
     names = [(lane_symbol(t, op, g, source), op, g) for op in (O.ADD, O.MULTIPLY)
              for g in GROUPS]
     names.append((lane_symbol(t, O.ADD, 0, source), O.ADD, 0))
+    squares = lane_symbol(t, O.ADD, 0, square=True) if t is P.F32 and source is None else None
 
     def text() -> str:
         module = ir.Module(name="hlotool_lane_fold")
@@ -1015,11 +1057,13 @@ def lane_runtime(t: PrimitiveType, source: PrimitiveType | None = None) -> objec
                 _emit_lane_fold(module, name, t, op, group, source)
             else:
                 _emit_strided_fold(module, name, t, source)
+        if squares is not None:
+            _emit_strided_fold(module, squares, t, square=True)
         return str(module)
 
     suffix = f"_from_{source.name}" if source is not None else ""
     library = runtime_library(f"lane_fold_{t.name}{suffix}", text, Pipeline.LEAN)
-    for name, _, _ in names:
+    for name in [n for n, _, _ in names] + ([squares] if squares else []):
         llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
     return library  # kept alive for the life of the process
 
@@ -1100,7 +1144,7 @@ def _relative(b: ir.IRBuilder, x: ir.Value, origin: ir.Value, size: int) -> ir.V
 
 
 def _emit_strided_fold(module: ir.Module, name: str, t: PrimitiveType,
-                       source: PrimitiveType | None = None) -> None:
+                       source: PrimitiveType | None = None, square: bool = False) -> None:
     """The runtime sum of strided windows (`strided_windows`), of `_lane_fold_type`:
     window l of block b holds the block's elements l, l + 16, ..., so vector j of a block
     is element j of its 16 windows, one per lane, and a block folds with 32 plain vector
@@ -1108,7 +1152,9 @@ def _emit_strided_fold(module: ir.Module, name: str, t: PrimitiveType,
     rows are whole blocks). The blocks go one after the other, so a row is read as one
     stream: folding four blocks side by side (four chains of adds in flight) read four
     streams 2 KiB apart and ran 1.5-1.8x slower from memory on Zen 4 (reduce-sum
-    2048x4096: 0.96 ms instead of 0.56), for 10% more speed from L2."""
+    2048x4096: 0.96 ms instead of 0.56), for 10% more speed from L2. `square`: a sum of
+    the elements' squares, each contracted into its window's chain (acc = fma(v, v, acc),
+    as the scalar kernels and the interpreter fold a sum of x * x)."""
     vty = ir.VectorType(u.value_type(t), STRIDED_LANES)
     fn = ir.Function(module, _lane_fold_type(vty.element), name=name)
     fn.attributes.add("nounwind")
@@ -1126,7 +1172,9 @@ def _emit_strided_fold(module: ir.Module, name: str, t: PrimitiveType,
             value = start.load(b, acc, vty)
             for j in range(TREE_WINDOW):
                 at = b.gep(base, [u.i64(j * STRIDED_LANES)], source_etype=elements)
-                value = b.fadd(value, load_lanes(b, at, vty, source))
+                v = load_lanes(b, at, vty, source)
+                value = u.intrinsic(b, "llvm.fma", vty, [v, v, value]) if square \
+                    else b.fadd(value, v)
             u.vector_store(b, value, acc)
     b.ret_void()
 
@@ -1226,7 +1274,7 @@ class _ReduceEmitter:
         #: XLA:CPU adds the init once (YNNPACK): the tree's windows start from -0.
         self.init_once = bool(self.levels) and adds_init_once(red)
         #: The first level's windows are strided (`strided_windows`).
-        self.strided = self.product is None and strided_windows(red)
+        self.strided = strided_windows(red)
 
     # -- helpers -----------------------------------------------------------------------------
     def acc(self, name: str) -> ir.Value:
@@ -1310,6 +1358,12 @@ class _ReduceEmitter:
     def _output(self, dims: list[int], index: Sequence[ir.Value]) -> None:
         """Fold and store the output element at kept `index` (its folded values first
         computed into a row buffer when the plan is `buffered`)."""
+        square = buffered_square(self.plan)
+        if square is not None:
+            row = row_values(self.b, self.entry, square, list(index), len(self.kept),
+                             self.emitter.inputs)
+            self._square_row(row, linear_index(self.b, dims, tuple(index)))
+            return
         if buffered(self.plan):
             product = self.red.operand(0)
             row = row_values(self.b, self.entry, product, list(index), len(self.kept),
@@ -1323,6 +1377,19 @@ class _ReduceEmitter:
         ptr = self.b.gep(self.out, [linear_index(self.b, dims, tuple(index))],
                          source_etype=u.storage_type(self.t), inbounds=True)
         self.b.store(value, ptr)
+
+    def _square_row(self, row: Input, at: ir.Value) -> None:
+        """Fold the squares of a buffered row of x (`buffered_square`) into the output
+        element `at`: the strided lane fold of squares, then the tree fold."""
+        b = self.b
+        folder = _LaneFolder(b, self.red, self.start(1), 1, square=True)
+        with b.goto_block(self.entry):
+            level1 = u.stack_buffer(b, self.ty, folder.positions, "lanes", align=64)
+        folder.all_units(row.pointer, u.i64(0), level1)
+        fold = folds.declare(b.module, folds.tree_symbol(self.t, O.ADD),
+                             folds.tree_fold_type(self.ty))
+        out = b.gep(self.out, [at], source_etype=self.ty, inbounds=True)
+        b.call(fold, [level1, u.i64(folder.positions), u.i64(1), out, self.start(2), self.init()])
 
     def _lane_fold_row(self, row: Input, at: ir.Value) -> bool:
         """Fold a buffered row of computed values (logsumexp's exponentials) with the
@@ -1504,7 +1571,7 @@ def row_reduce_emitter(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: I
     r.kept = [d for d in range(len(src)) if d not in r.rdims]
     r.levels = fold_levels(red)
     r.init_once = bool(r.levels) and adds_init_once(red)
-    r.strided = r.product is None and strided_windows(red)
+    r.strided = strided_windows(red)
     if not lanes or not isinstance(r, _LevelOneEmitter):
         return r
     assert source is not None
