@@ -83,7 +83,9 @@ def test_softmax_row_kernel(shape: tuple[int, int], kind: str) -> None:
 
 @pytest.mark.parametrize("n", [300, 1024])
 def test_layernorm_row_kernel_with_constants_and_params(n: int) -> None:
-    """(Rows of 300: tree windows with padding; of 1024: whole windows only.)"""
+    """(Rows of 300: tree windows with padding; of 1024: strided windows, YNNPACK's sum,
+    the centered values computed into a row buffer and folded by the strided lane fold
+    of squares.)"""
     rng = np.random.default_rng(2)
     x = rng.standard_normal((3, 5, n)).astype(np.float32)
     g = rng.standard_normal(n).astype(np.float32)
@@ -129,5 +131,42 @@ def test_row_sums_fold_their_first_level_with_vectors(text: str,
     rng = np.random.default_rng(4)
     args = [rng.standard_normal(s).astype(np.float32) * 3 for s in shapes]
     got, want, ex = run_both(text, *args)
+    assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
+    assert_same(got, want)
+
+
+def l2_normalize_text(b: int, n: int) -> str:
+    s = f"{b},{n}"
+    return f"""HloModule m
+{REGIONS}
+f {{
+  p = f32[{s}] parameter(0)
+  q = f32[{s}] multiply(p, p)
+  z = f32[] constant(0)
+  ss = f32[{b}] reduce(q, z), dimensions={{1}}, to_apply=ad
+  r = f32[{b}] rsqrt(ss)
+  rb = f32[{s}] broadcast(r), dimensions={{0}}
+  ROOT o = f32[{s}] multiply(p, rb)
+}}
+ENTRY e {{
+  a = f32[{s}] parameter(0)
+  ROOT f = f32[{s}] fusion(a), kind=kInput, calls=f
+}}"""
+
+
+@pytest.mark.parametrize("shape", [(64, 1024), (9, 512), (3, 300)])
+def test_l2_normalize_row_kernel_folds_squares(shape: tuple[int, int]) -> None:
+    """x * rsqrt(sum(x * x)): the row's sum of squares reads the input row in place, by
+    the strided lane fold of squares when XLA:CPU would run it on YNNPACK (rows a
+    multiple of 512), else by the scalar fma chains of the tree."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.kernels.reduce import row_square
+
+    text = l2_normalize_text(*shape)
+    fused = next(c for c in parse_hlo(text).computations if c.name == "f")
+    (red,) = [i for i in fused.instructions if i.opcode.value == "reduce"]
+    assert (row_square(red, 1) is not None) is (shape[1] % 512 == 0)
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    got, want, ex = run_both(text, x)
     assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
     assert_same(got, want)

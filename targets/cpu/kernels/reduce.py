@@ -453,6 +453,16 @@ def square_input(plan: ReducePlan) -> Instruction | None:
         else None
 
 
+def row_square(red: Instruction, kept: int) -> Instruction | None:
+    """x of a row kernel's sum of x * x (`_squared`) over the dims after the first `kept`,
+    whose row of x (an input, or computed into a row buffer) the strided lane fold of
+    squares folds (`row_reduce_emitter`); None otherwise."""
+    x = _squared(ReducePlan("", [red], []))
+    if x is None or sorted(red.attrs["dimensions"]) != list(range(kept, x.shape.rank)):
+        return None
+    return x if math.prod(x.shape.dimensions[kept:]) * 4 <= ROW_BUFFER_BYTES else None
+
+
 def buffered_square(plan: ReducePlan) -> Instruction | None:
     """The computed x of a sum of x * x (`_squared`) over the last dim only (a variance's
     centered values), which the kernel computes for each output's row into a buffer
@@ -1554,8 +1564,12 @@ def row_reduce_emitter(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: I
     row at `index` (the values it folds in `known`). When its first tree level folds with
     vectors (`lane_row`), that level is emitted here, into a stack buffer of the row's
     level-1 values that the returned emitter's tree reads."""
-    source = known.get(id(red.operand(0)))
-    lanes = lane_row(red, source, kept)
+    square = row_square(red, kept)
+    source = known.get(id(square if square is not None else red.operand(0)))
+    if square is not None:
+        lanes = source is not None and source.shape.is_row_major and source.skip in (0, kept)
+    else:
+        lanes = lane_row(red, source, kept)
     r = (_LevelOneEmitter if lanes else _ReduceEmitter).__new__(
         _LevelOneEmitter if lanes else _ReduceEmitter)
     r.fn, r.plan, r.entry, r.b = fn, ReducePlan("", [red], []), entry, b
@@ -1575,7 +1589,7 @@ def row_reduce_emitter(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: I
     if not lanes or not isinstance(r, _LevelOneEmitter):
         return r
     assert source is not None
-    folder = _LaneFolder(b, red, r.start(1), 1)
+    folder = _LaneFolder(b, red, r.start(1), 1, square=square is not None)
     with b.goto_block(entry):
         level1 = u.stack_buffer(b, r.ty, folder.positions, "lanes", align=64)
     base = u.i64(0) if source.skip else \

@@ -43,6 +43,7 @@ from hlotool.targets.cpu.kernels.reduce import (
     lane_runtime,
     reducer_op,
     row_reduce_emitter,
+    row_square,
     row_values,
 )
 
@@ -93,7 +94,10 @@ def emit_row_kernel(module: ir.Module, plan: RowPlan, symbol: str, *, x86: bool)
         known = dict(inputs)
         for red, buf in zip(plan.scratch, scratch, strict=True):
             product = red.operand(0)
-            if id(product) not in known and buffers_row(red, plan.kept):
+            square = row_square(red, plan.kept)
+            if square is not None and id(square) not in known:
+                known[id(square)] = row_values(b, entry, square, index, plan.kept, known)
+            elif id(product) not in known and buffers_row(red, plan.kept):
                 known[id(product)] = row_values(b, entry, product, index, plan.kept, known)
             r = row_reduce_emitter(fn, entry, b, red, known, index, plan.kept)
             value = r.level_value(len(r.levels) + 1, index, None)
