@@ -69,3 +69,18 @@ def assert_same(got: np.ndarray, want: np.ndarray, ulps: int = 0) -> None:
         np.testing.assert_array_equal(g.view(f"i{g.itemsize}"), w.view(f"i{w.itemsize}"))
     else:
         np.testing.assert_array_max_ulp(g, w, maxulp=ulps)
+
+
+#: A running argmax region (value, index) of reduce-window tests: the later element wins
+#: only when greater.
+ARGMAX_REGION = """argmax {
+  v0 = f32[] parameter(0)
+  i0 = s32[] parameter(1)
+  v1 = f32[] parameter(2)
+  i1 = s32[] parameter(3)
+  gt = pred[] compare(v1, v0), direction=GT
+  v = f32[] select(gt, v1, v0)
+  i = s32[] select(gt, i1, i0)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+"""

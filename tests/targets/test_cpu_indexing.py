@@ -23,7 +23,7 @@ from hlotool.interpreter.core import Evaluator
 from hlotool.targets.cpu import compile_module
 from hlotool.targets.cpu.kernels.indexing import UpdateThunk
 from hlotool.targets.cpu.runtime import CpuExecutable
-from tests.targets.conftest import assert_same
+from tests.targets.conftest import ARGMAX_REGION, assert_same
 
 INDEXING = {"gather", "scatter", "dynamic-slice", "dynamic-update-slice", "reduce-window",
             "select-and-scatter"}
@@ -358,17 +358,7 @@ def test_reduce_window_f32_order(window: str, out: str) -> None:
     run_native(text, x, np.float32(0.375))
 
 
-ARGMAX_WINDOW = """HloModule m
-argmax {
-  v0 = f32[] parameter(0)
-  i0 = s32[] parameter(1)
-  v1 = f32[] parameter(2)
-  i1 = s32[] parameter(3)
-  gt = pred[] compare(v1, v0), direction=GT
-  v = f32[] select(gt, v1, v0)
-  i = s32[] select(gt, i1, i0)
-  ROOT t = (f32[], s32[]) tuple(v, i)
-}
+ARGMAX_WINDOW = "HloModule m\n" + ARGMAX_REGION + """
 ENTRY e {
   x = f32[7,6] parameter(0)
   n = s32[7,6] iota(), iota_dimension=1

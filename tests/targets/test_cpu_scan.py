@@ -17,6 +17,7 @@ from hlotool.frontend import parse_hlo
 from hlotool.interpreter.core import Evaluator
 from hlotool.targets.cpu import compile_module
 from hlotool.targets.cpu.kernels.scan import scan_levels
+from tests.targets.conftest import ARGMAX_REGION
 from tests.targets.test_cpu_indexing import run_native
 
 RNG = np.random.default_rng(11)
@@ -97,17 +98,7 @@ def test_scan_from_a_non_identity_init(n: int, exclusive: bool) -> None:
     run_native(text, f32(3, n), np.float32(0.3))
 
 
-ARGMAX_SCAN = """HloModule m
-argmax {
-  v0 = f32[] parameter(0)
-  i0 = s32[] parameter(1)
-  v1 = f32[] parameter(2)
-  i1 = s32[] parameter(3)
-  gt = pred[] compare(v1, v0), direction=GT
-  v = f32[] select(gt, v1, v0)
-  i = s32[] select(gt, i1, i0)
-  ROOT t = (f32[], s32[]) tuple(v, i)
-}
+ARGMAX_SCAN = "HloModule m\n" + ARGMAX_REGION + """
 ENTRY e {
   x = f32[40,3] parameter(0)
   n = s32[40,3] iota(), iota_dimension=0

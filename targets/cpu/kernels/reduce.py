@@ -1391,12 +1391,17 @@ class _ReduceEmitter:
     def _square_row(self, row: Input, at: ir.Value) -> None:
         """Fold the squares of a buffered row of x (`buffered_square`) into the output
         element `at`: the strided lane fold of squares, then the tree fold."""
+        self._fold_row(row, at, square=True)
+
+    def _fold_row(self, row: Input, at: ir.Value, square: bool = False) -> None:
+        """The runtime's lane fold (of squares when `square`) of one buffered row into a
+        stack buffer of first-level values, then its tree fold into the output `at`."""
         b = self.b
-        folder = _LaneFolder(b, self.red, self.start(1), 1, square=True)
+        folder = _LaneFolder(b, self.red, self.start(1), 1, square=square)
         with b.goto_block(self.entry):
             level1 = u.stack_buffer(b, self.ty, folder.positions, "lanes", align=64)
         folder.all_units(row.pointer, u.i64(0), level1)
-        fold = folds.declare(b.module, folds.tree_symbol(self.t, O.ADD),
+        fold = folds.declare(b.module, folds.tree_symbol(self.t, reducer_op(self.red)),
                              folds.tree_fold_type(self.ty))
         out = b.gep(self.out, [at], source_etype=self.ty, inbounds=True)
         b.call(fold, [level1, u.i64(folder.positions), u.i64(1), out, self.start(2), self.init()])
@@ -1405,20 +1410,13 @@ class _ReduceEmitter:
         """Fold a buffered row of computed values (logsumexp's exponentials) with the
         runtime's lane and tree folds into the output element `at`, when they take it
         (`lane_row`, one row of first-level values); False (nothing emitted) else."""
-        red, b = self.red, self.b
+        red = self.red
         if self.product is not None or not lane_row(red, row, len(self.kept)):
             return False
         counts = [d[3] for d in self.levels[0].dims]
         if reducer_op(red) not in folds.COLUMN_OPS or math.prod(counts[:-1]) != 1:
             return False
-        folder = _LaneFolder(b, red, self.start(1), 1)
-        with b.goto_block(self.entry):
-            level1 = u.stack_buffer(b, self.ty, folder.positions, "lanes", align=64)
-        folder.all_units(row.pointer, u.i64(0), level1)
-        fold = folds.declare(b.module, folds.tree_symbol(self.t, self.op),
-                             folds.tree_fold_type(self.ty))
-        out = b.gep(self.out, [at], source_etype=self.ty, inbounds=True)
-        b.call(fold, [level1, u.i64(folder.positions), u.i64(1), out, self.start(2), self.init()])
+        self._fold_row(row, at)
         return True
 
     def _window(self, level: int, pos: Sequence[ir.Value] | None) -> list[tuple[ir.Value, ir.Value]]:
