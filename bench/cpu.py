@@ -267,6 +267,8 @@ def more_cases() -> list[Case]:
         Case("bf16 row sum 2048x4096", lambda x: x.sum(axis=1),
              [n(2048, 4096).astype(jnp.bfloat16)]),
         Case("cumsum rows 1024x1024", lambda x: jnp.cumsum(x, axis=1), [n(1024, 1024)]),
+        Case("reverse cumsum rows 1024x1024",
+             lambda x: jax.lax.cumsum(x, axis=1, reverse=True), [n(1024, 1024)]),
         Case("l2 normalize 2048x1024",
              lambda x: x / jnp.linalg.norm(x, axis=-1, keepdims=True), [n(2048, 1024)]),
         Case("bias grad sum0 8192x1024", lambda x: x.sum(axis=0), [n(8192, 1024)]),

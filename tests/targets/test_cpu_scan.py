@@ -16,7 +16,7 @@ from jax import lax
 from hlotool.frontend import parse_hlo
 from hlotool.interpreter.core import Evaluator
 from hlotool.targets.cpu import compile_module
-from hlotool.targets.cpu.kernels.scan import scan_levels
+from hlotool.targets.cpu.kernels.scan import scan_levels, suffix_levels
 from tests.targets.conftest import ARGMAX_REGION
 from tests.targets.test_cpu_indexing import run_native
 
@@ -47,6 +47,20 @@ JAX_SCANS: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
     "cumsum_c64": (lambda x: jnp.cumsum(x, axis=1), ((f32(4, 40) + 1j * f32(4, 40)).astype(np.complex64),)),
     "cumprod": (lambda x: jnp.cumprod(x, axis=1), (1 + f32(5, 100) / 64,)),
     "cummax": (lambda x: lax.cummax(x, axis=1), (f32(5, 100),)),
+    # suffix scans (padding high): 4097 is four levels, 17 x 300 the non-minor axis
+    "cumsum_reverse_rows": (lambda x: lax.cumsum(x, axis=1, reverse=True), (f32(8, 257),)),
+    "cumsum_reverse_long": (lambda x: lax.cumsum(x, reverse=True), (f32(4097),)),
+    "cumsum_reverse_axis0": (lambda x: lax.cumsum(x, axis=0, reverse=True), (f32(17, 300),)),
+    "cumsum_reverse_s32": (lambda x: lax.cumsum(x, axis=1, reverse=True),
+                           (RNG.integers(-9, 9, (6, 300)).astype(np.int32),)),
+    "cumsum_reverse_bf16": (lambda x: lax.cumsum(x, axis=1, reverse=True),
+                            (f32(4, 70).astype(jnp.bfloat16),)),
+    "cumsum_reverse_c64": (lambda x: lax.cumsum(x, axis=1, reverse=True),
+                           ((f32(4, 40) + 1j * f32(4, 40)).astype(np.complex64),)),
+    "cumprod_reverse": (lambda x: lax.cumprod(x, axis=1, reverse=True), (1 + f32(5, 100) / 64,)),
+    "cummax_reverse": (lambda x: lax.cummax(x, axis=1, reverse=True), (f32(5, 100),)),
+    # the gradient of a cumsum is a reverse cumsum
+    "cumsum_grad": (jax.grad(lambda x: jnp.sum(jnp.cumsum(x, axis=1) ** 2)), (f32(6, 300),)),
 }
 
 
@@ -54,6 +68,7 @@ JAX_SCANS: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
 def test_jax_scans(name: str) -> None:
     fn, args = JAX_SCANS[name]
     ex = run_native(jax_hlo(fn, *args), *args)
+    assert "reduce-window" not in ex.stats.fallback_by_opcode
     got = ex.run([np.asarray(a) for a in args])
     np.testing.assert_allclose(_wide(got), _wide(fn(*args)), rtol=2e-2, atol=1e-2)
 
@@ -116,15 +131,31 @@ def test_variadic_scan_running_argmax() -> None:
     run_native(ARGMAX_SCAN, x)
 
 
-def test_suffix_scan_stays_correct() -> None:
-    """A reverse cumsum folds each window in row-major order (no stream computes that);
-    it runs on the interpreter, with the interpreter's values."""
-    fn = lambda x: lax.cumsum(x, axis=1, reverse=True)  # noqa: E731
-    x = f32(4, 40)
-    text = jax_hlo(fn, x)
-    got = compile_module(parse_hlo(text), cache=False, autotune=False).run([x])
-    want = Evaluator(parse_hlo(text)).run([x])
-    assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+SUFFIX = SCAN.replace("pad=0_0x@LOW_0", "pad=0_0x0_@LOW")
+
+
+@pytest.mark.parametrize("n", [5, 16, 17, 256, 300, 4097])
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_suffix_scan_from_a_non_identity_init(n: int, exclusive: bool) -> None:
+    """A suffix scan's chunks are aligned at the start, the last one padded with the
+    init; each output folds its window forward from the init (and an exclusive scan's
+    last output is the init)."""
+    low, out = (n, n + 1) if exclusive else (n - 1, n)
+    text = SUFFIX.replace("@OUT", str(out)).replace("@LOW", str(low)).replace("@N", str(n))
+    ex = run_native(text, f32(3, n), np.float32(0.3))
+    assert ex.stats.fallback == 0
+
+
+def test_variadic_suffix_scan_running_argmax() -> None:
+    x = np.round(f32(40, 3)).astype(np.float32)
+    x[30, 2] = np.nan
+    ex = run_native(ARGMAX_SCAN.replace("pad=39_0x0_0", "pad=0_39x0_0"), x)
+    assert ex.stats.fallback == 0
+
+
+def test_suffix_levels() -> None:
+    assert suffix_levels(16) == [16]
+    assert suffix_levels(4097) == [4097, 257, 17, 2]
 
 
 def test_levels() -> None:

@@ -16,8 +16,13 @@ any order; it is folded front to back in one level, as the interpreter does.
 
 Lanes: a scan along a non-minor axis carries up to `SCAN_LANES` consecutive minor
 elements together (their loops vectorize); a scan along the minor axis carries one.
-Suffix scans (padding high) fold every window in row-major order in XLA, an order no
-stream reproduces; they stay on the interpreter.
+
+Suffix scans (padding high: jax's cumsum(reverse=True), and the gradient of every
+cumsum) take the same rewrite with the chunks still aligned at the start (the last one
+padded with the init), but each output of a chunk folds its window forward, from the
+init through the chunk's end: out[i] = init op x[i] op x[i+1] ... . `_SuffixEmitter`
+computes that level by level (16 * 17 / 2 region calls a chunk), the chunk totals into
+a stack buffer per level above.
 """
 
 from __future__ import annotations
@@ -29,11 +34,13 @@ from llvmlite import ir
 from hlotool.ir.computation import Computation
 from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode
+from hlotool.ir.types import PrimitiveType
 from hlotool.targets.llvm import irutils as u
 from hlotool.targets.llvm.elemental import ElementalEmitter, Index, linear_index
 from hlotool.targets.llvm.indexing import call_scalar, loop_nest, order_free
 
 O = Opcode
+P = PrimitiveType
 
 #: Minor elements scanned together along a non-minor scan axis.
 SCAN_LANES = 256
@@ -52,10 +59,20 @@ def scan_of(ins: Instruction) -> tuple[int, bool, bool] | None:
 
 
 def unsupported_scan(ins: Instruction) -> str | None:
-    """Why this scan gets no scan kernel, or None."""
-    scan = scan_of(ins)
-    assert scan is not None
-    return "suffix scan" if scan[1] else None
+    """Why this scan gets no scan kernel, or None (every prefix and suffix scan has one)."""
+    assert scan_of(ins) is not None
+    return None
+
+
+def suffix_levels(n: int) -> list[int]:
+    """The element count of each level of XLA's tiled suffix scan of `n` elements: the
+    last one (at most SCAN_BASE elements) is folded window by window."""
+    from hlotool.interpreter.kernels.reduction import SCAN_BASE
+
+    sizes = [n]
+    while sizes[-1] > SCAN_BASE:
+        sizes.append(-(-sizes[-1] // SCAN_BASE))
+    return sizes
 
 
 def scan_levels(n: int, comp: Computation) -> list[int]:
@@ -207,6 +224,180 @@ class _ScanEmitter:
             self.b.store(v, ptr)
 
 
+class _SuffixEmitter:
+    """Emits one suffix scan kernel body: per line along the axis, level 0 in the output
+    (read from the operand, then combined with the carried values), the levels above in
+    stack buffers. Level l of m > SCAN_BASE elements: each chunk's outputs fold their
+    window forward from the init (positions past m hold the init), the chunk's first
+    one is its total, which level l + 1 scans; then every output of chunk c combines
+    with level l + 1's value at c + 1 (the init for the last chunk). A level of at most
+    SCAN_BASE elements is folded window by window, without padding."""
+
+    def __init__(self, em: ElementalEmitter, op: Instruction, outs: list[ir.Value]) -> None:
+        from hlotool.interpreter.kernels.reduction import SCAN_BASE
+
+        self.em, self.b, self.op, self.outs = em, em.b, op, outs
+        self.k = op.operand_count // 2
+        self.srcs = list(op.operands[: self.k])
+        self.shapes = list(op.shape.tuple_shapes) if op.shape.is_tuple else [op.shape]
+        self.axis, _, self.exclusive = scan_of(op) or (0, True, False)
+        self.comp: Computation = op.attrs["to_apply"]
+        self.dims = self.srcs[0].shape.dimensions
+        self.sizes = suffix_levels(self.dims[self.axis])
+        self.base = SCAN_BASE
+        self.tys = [u.value_type(s.element_type) for s in self.shapes]
+        b = self.b
+        with b.goto_block(b.function.entry_basic_block):
+            self.levels = [[u.stack_buffer(b, ty, size, f"suffix{level}.{j}")
+                            for j, ty in enumerate(self.tys)]
+                           for level, size in enumerate(self.sizes[1:], 1)]
+            self.acc = [u.stack_buffer(b, ty, 1, f"suffix.acc{j}") for j, ty in enumerate(self.tys)]
+        self.inits = [em.value(i, ()) for i in op.operands[self.k:]]
+
+    def emit(self) -> None:
+        rest = list(self.dims[: self.axis]) + list(self.dims[self.axis + 1:])
+        loop_nest(self.b, rest, lambda i: self._line(tuple(i[: self.axis]), tuple(i[self.axis:])))
+
+    def _line(self, outer: Index, rest: Index) -> None:
+        self.line = (outer, rest)
+        n = self.sizes[0]
+        if self.exclusive:
+            self._write(0, u.i64(n), self.inits)
+        self._level(0)
+
+    # -- the values of a level ------------------------------------------------------------
+    def _at(self, i: ir.Value) -> Index:
+        outer, rest = self.line
+        return (*outer, i, *rest)
+
+    def _read(self, level: int, i: ir.Value, source: bool = False) -> list[ir.Value]:
+        """Element i of `level` (level 0: the operand when `source`, else the output)."""
+        b = self.b
+        if level == 0 and source:
+            return [self.em.value(s, self._at(i)) for s in self.srcs]
+        if level == 0:
+            values = []
+            for out, shape, ty in zip(self.outs, self.shapes, self.tys, strict=True):
+                ptr = b.gep(out, [linear_index(b, shape.dimensions, self._at(i))],
+                            source_etype=u.storage_type(shape.element_type), inbounds=True)
+                v = b.load(ptr, typ=u.storage_type(shape.element_type))
+                values.append(b.trunc(v, u.I1) if ty == u.I1 else v)
+            return values
+        return [b.load(b.gep(buf, [i], source_etype=ty, inbounds=True), typ=ty)
+                for buf, ty in zip(self.levels[level - 1], self.tys, strict=True)]
+
+    def _write(self, level: int, i: ir.Value, values: Sequence[ir.Value]) -> None:
+        b = self.b
+        if level == 0:
+            for out, shape, v in zip(self.outs, self.shapes, values, strict=True):
+                if v.type == u.I1:
+                    v = b.zext(v, u.I8)
+                ptr = b.gep(out, [linear_index(b, shape.dimensions, self._at(i))],
+                            source_etype=u.storage_type(shape.element_type), inbounds=True)
+                b.store(v, ptr)
+            return
+        for buf, v in zip(self.levels[level - 1], values, strict=True):
+            b.store(v, b.gep(buf, [i], source_etype=v.type, inbounds=True))
+
+    def _fold(self, values: Sequence[ir.Value]) -> None:
+        acc = [self.b.load(a, typ=ty) for a, ty in zip(self.acc, self.tys, strict=True)]
+        for a, v in zip(self.acc, call_scalar(self.b, self.comp, [*acc, *values]), strict=True):
+            self.b.store(v, a)
+
+    def _result(self) -> list[ir.Value]:
+        return [self.b.load(a, typ=ty) for a, ty in zip(self.acc, self.tys, strict=True)]
+
+    def _start(self) -> None:
+        for a, v in zip(self.acc, self.inits, strict=True):
+            self.b.store(v, a)
+
+    # -- the levels -----------------------------------------------------------------------
+    def _level(self, level: int) -> None:
+        b, m = self.b, self.sizes[level]
+        if level == len(self.sizes) - 1:
+            with u.for_range(b, m, name=f"w{level}") as i:
+                self._start()
+                with u.for_range(b, b.sub(u.i64(m), i), name=f"wj{level}") as t:
+                    self._fold(self._read(level, b.add(i, t), source=level == 0))
+                self._write(level, i, self._result())
+            return
+        cols = self.sizes[level + 1]
+        chunk = self._chunk_lanes if self._lane_op() is not None else self._chunk
+        with u.for_range(b, cols, name=f"c{level}") as c:
+            chunk(level, c)
+        self._level(level + 1)
+        with u.for_range(b, cols, name=f"k{level}") as c:
+            nxt = b.add(c, u.i64(1))
+            last = b.icmp_signed("<", nxt, u.i64(cols))
+            above = self._read(level + 1, b.select(last, nxt, u.i64(cols - 1)))
+            carried = [b.select(last, v, init) for v, init in zip(above, self.inits, strict=True)]
+            first = b.mul(c, u.i64(self.base))
+            with u.for_range(b, min(self.base, m), name=f"ki{level}") as i:
+                at = b.add(first, i)
+                with b.if_then(b.icmp_signed("<", at, u.i64(m))):
+                    combined = call_scalar(b, self.comp, [*self._read(level, at), *carried])
+                    self._write(level, at, combined)
+
+    def _padded(self, level: int, p: ir.Value) -> list[ir.Value]:
+        """Element p of `level`, or the init past its end (the last chunk's padding)."""
+        b, m = self.b, self.sizes[level]
+        inside = b.icmp_signed("<", p, u.i64(m))
+        read = self._read(level, b.select(inside, p, u.i64(m - 1)), source=level == 0)
+        return [b.select(inside, v, init) for v, init in zip(read, self.inits, strict=True)]
+
+    def _chunk(self, level: int, c: ir.Value) -> None:
+        """Chunk c of `level`: output i folds elements i .. SCAN_BASE-1 forward from the
+        init; output 0 is also the chunk's total, element c of the level above."""
+        b, m = self.b, self.sizes[level]
+        first = b.mul(c, u.i64(self.base))
+        with u.for_range(b, self.base, name=f"ci{level}") as i:
+            self._start()
+            with u.for_range(b, b.sub(u.i64(self.base), i), name=f"cj{level}") as t:
+                self._fold(self._padded(level, b.add(first, b.add(i, t))))
+            value = self._result()
+            at = b.add(first, i)
+            with b.if_then(b.icmp_signed("<", at, u.i64(m))):
+                self._write(level, at, value)
+            with b.if_then(b.icmp_unsigned("==", i, u.i64(0))):
+                self._write(level + 1, c, value)
+
+    def _lane_op(self) -> Opcode | None:
+        """The add or multiply of a single-operand scan whose region is only that op on
+        its parameters, of a type the lanes compute exactly as the scalar region (f32,
+        f64, integers): `_chunk_lanes` then folds a chunk's outputs as vector lanes."""
+        root, params = self.comp.root, self.comp.parameters
+        t = self.shapes[0].element_type
+        if self.k != 1 or root is None or root.opcode not in (O.ADD, O.MULTIPLY) or \
+                len(self.comp.instructions) != 3 or \
+                {id(o) for o in root.operands} != {id(q) for q in params}:
+            return None
+        return root.opcode if t in (P.F32, P.F64) or (t.is_integral and t is not P.PRED) \
+            else None
+
+    def _chunk_lanes(self, level: int, c: ir.Value) -> None:
+        """`_chunk` with lane i of one vector holding output i: element j enters the lanes
+        i <= j, so each lane folds its window forward from the init, the same bits."""
+        b, m, n = self.b, self.sizes[level], self.base
+        ty = self.tys[0]
+        vty = ir.VectorType(ty, n)
+        floats = ty in (ir.FloatType(), ir.DoubleType())
+        combine = {(O.ADD, True): b.fadd, (O.ADD, False): b.add,
+                   (O.MULTIPLY, True): b.fmul, (O.MULTIPLY, False): b.mul}[(self._lane_op(), floats)]
+        first = b.mul(c, u.i64(n))
+        acc = u.splat(b, self.inits[0], vty)
+        for j in range(n):
+            (x,) = self._padded(level, b.add(first, u.i64(j)))
+            mask = ir.Constant(ir.VectorType(u.I1, n), [int(i <= j) for i in range(n)])
+            acc = b.select(mask, combine(acc, u.splat(b, x, vty)), acc)
+        with u.for_range(b, min(n, m), name=f"cl{level}") as i:
+            at = b.add(first, i)
+            with b.if_then(b.icmp_signed("<", at, u.i64(m))):
+                self._write(level, at, [b.extract_element(acc, i)])
+        self._write(level + 1, c, [b.extract_element(acc, u.i64(0))])
+
+
 def emit_scan(em: ElementalEmitter, op: Instruction, outs: list[ir.Value]) -> None:
     """Store every output of the scan `op` (see the module docstring for the order)."""
-    _ScanEmitter(em, op, outs).emit()
+    scan = scan_of(op)
+    assert scan is not None
+    (_SuffixEmitter if scan[1] else _ScanEmitter)(em, op, outs).emit()
