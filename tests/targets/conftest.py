@@ -84,3 +84,10 @@ ARGMAX_REGION = """argmax {
   ROOT t = (f32[], s32[]) tuple(v, i)
 }
 """
+
+
+def kernel_ir(text: str) -> str:
+    """The LLVM IR the CPU target emits for an HLO module (no cache, no tuning)."""
+    ex = compile_module(parse_hlo(text), keep_asm=True, cache=False, autotune=False)
+    assert ex.library is not None
+    return ex.library.llvm_ir

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.targets.conftest import assert_same, run_both
+from tests.targets.conftest import assert_same, kernel_ir, run_both
 
 nan, inf = float("nan"), float("inf")
 
@@ -732,6 +732,7 @@ def test_sum_of_squares_folds_strided_windows_with_fma(shape: tuple[int, ...],
     (plan,) = [p for p in plan_module(parse_hlo(text)).plans.values()
                if isinstance(p, ReducePlan)]
     assert lane_folded(plan) and square_input(plan) is not None
+    assert "hlotool_lane_fold_f32_add_squares_strided" in kernel_ir(text)
     x = np.random.default_rng(12).standard_normal(shape).astype(np.float32)
     x.reshape(-1)[:700] = 0.0
     x.reshape(-1)[700:900] = -0.0
@@ -751,6 +752,7 @@ def test_variance_squares_fold_a_buffered_row(shape: tuple[int, ...], dims: list
     (plan,) = [p for p in plan_module(parse_hlo(text)).plans.values()
                if isinstance(p, ReducePlan)]
     assert buffered_square(plan) is not None
+    assert "hlotool_lane_fold_f32_add_squares_strided" in kernel_ir(text)
     rng = np.random.default_rng(13)
     x = (3 + rng.standard_normal(shape)).astype(np.float32)
     check(text, x, x.mean(axis=-1).astype(np.float32))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from hlotool.targets.cpu.kernels.reduce import ROW_BUFFER_BYTES
-from tests.targets.conftest import assert_same, run_both
+from tests.targets.conftest import assert_same, kernel_ir, run_both
 
 REGIONS = """
 mx {
@@ -165,7 +165,9 @@ def test_l2_normalize_row_kernel_folds_squares(shape: tuple[int, int]) -> None:
     text = l2_normalize_text(*shape)
     fused = next(c for c in parse_hlo(text).computations if c.name == "f")
     (red,) = [i for i in fused.instructions if i.opcode.value == "reduce"]
-    assert (row_square(red, 1) is not None) is (shape[1] % 512 == 0)
+    strided = shape[1] % 512 == 0
+    assert (row_square(red, 1) is not None) is strided
+    assert ("hlotool_lane_fold_f32_add_squares_strided" in kernel_ir(text)) is strided
     x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
     got, want, ex = run_both(text, x)
     assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped

@@ -16,7 +16,7 @@ from jax import lax
 from hlotool.frontend import parse_hlo
 from hlotool.interpreter.core import Evaluator
 from hlotool.targets.cpu import compile_module
-from hlotool.targets.cpu.kernels.scan import scan_levels, suffix_levels
+from hlotool.targets.cpu.kernels.scan import chunk_levels, scan_levels
 from tests.targets.conftest import ARGMAX_REGION
 from tests.targets.test_cpu_indexing import run_native
 
@@ -153,9 +153,9 @@ def test_variadic_suffix_scan_running_argmax() -> None:
     assert ex.stats.fallback == 0
 
 
-def test_suffix_levels() -> None:
-    assert suffix_levels(16) == [16]
-    assert suffix_levels(4097) == [4097, 257, 17, 2]
+def test_chunk_levels() -> None:
+    assert chunk_levels(16) == [16]
+    assert chunk_levels(4097) == [4097, 257, 17, 2]
 
 
 def test_levels() -> None:

@@ -60,7 +60,7 @@ from hlotool.targets.llvm.indexing import (
     window_element,
 )
 
-from hlotool.targets.cpu.kernels.scan import emit_scan, scan_of, unsupported_scan
+from hlotool.targets.cpu.kernels.scan import emit_scan, scan_of
 
 O = Opcode
 P = PrimitiveType
@@ -203,7 +203,8 @@ def has_own_plan(ins: Instruction) -> bool:
 
 
 def _unsupported_reduce_window(op: Instruction) -> str | None:
-    """Why a variadic reduce-window or a scan gets no kernel, or None."""
+    """Why a variadic reduce-window or a scan gets no kernel, or None (every prefix and
+    suffix scan has one: `kernels/scan.py`)."""
     from hlotool.interpreter.kernels.reduction import _window_dims
 
     n = op.operand_count // 2
@@ -213,8 +214,6 @@ def _unsupported_reduce_window(op: Instruction) -> str | None:
     dims = _window_dims(op.attrs.get("window"), src.rank)
     if any(d.window_reversal for d in dims):
         return "window reversal"
-    if scan_of(op) is not None and (reason := unsupported_scan(op)):
-        return reason
     types = [o.shape.element_type for o in op.operands[:n]]
     if [o.shape.element_type for o in op.operands[n:]] != types:
         return "init types"

@@ -433,10 +433,9 @@ def _converted_input(plan: ReducePlan) -> Instruction | None:
     return x
 
 
-def _squared(plan: ReducePlan) -> Instruction | None:
+def _squared(red: Instruction | object) -> Instruction | None:
     """x of a sum of x * x over strided windows (`strided_windows`: a sum XLA:CPU runs on
     YNNPACK) whose product is contracted (acc = fma(x, x, acc), `fused_product`)."""
-    red = plan.reduce
     if not isinstance(red, Instruction) or red.shape.is_tuple or not strided_windows(red):
         return None
     mul = fused_product(red)
@@ -448,32 +447,34 @@ def _squared(plan: ReducePlan) -> Instruction | None:
 def square_input(plan: ReducePlan) -> Instruction | None:
     """The input x of a sum of x * x (`_squared`) read from memory: the strided lane fold
     squares its elements as it folds them (`_emit_strided_fold`); None otherwise."""
-    x = _squared(plan)
+    x = _squared(plan.reduce)
     return x if x is not None and any(x is i for i in plan.inputs) and x.shape.is_row_major \
         else None
 
 
 def row_square(red: Instruction, kept: int) -> Instruction | None:
-    """x of a row kernel's sum of x * x (`_squared`) over the dims after the first `kept`,
-    whose row of x (an input, or computed into a row buffer) the strided lane fold of
-    squares folds (`row_reduce_emitter`); None otherwise."""
-    x = _squared(ReducePlan("", [red], []))
+    """x of a sum of x * x (`_squared`) over the dims after the first `kept`, whose rows
+    of x (an input, or computed into a row buffer: `fits_row_buffer`) the strided lane
+    fold of squares folds (`row_reduce_emitter`, `_ReduceEmitter._fold_row`)."""
+    x = _squared(red)
     if x is None or sorted(red.attrs["dimensions"]) != list(range(kept, x.shape.rank)):
         return None
-    return x if math.prod(x.shape.dimensions[kept:]) * 4 <= ROW_BUFFER_BYTES else None
+    return x
 
 
 def buffered_square(plan: ReducePlan) -> Instruction | None:
-    """The computed x of a sum of x * x (`_squared`) over the last dim only (a variance's
-    centered values), which the kernel computes for each output's row into a buffer
-    (`row_values`, vectorized) and folds with the strided lane fold of squares and the
-    tree fold (`_ReduceEmitter._square_row`); None otherwise."""
-    x = _squared(plan)
-    if x is None or x.opcode in (O.PARAMETER, O.CONSTANT) or \
-            any(x is i for i in plan.inputs) or sorted(plan.reduce.attrs["dimensions"]) != \
-            [x.shape.rank - 1]:
+    """The computed x of a reduce kernel's sum of x * x over the last dim (`row_square`:
+    a variance's centered values), computed for each output's row into a buffer
+    (`row_values`, vectorized) and folded by the strided lane fold of squares and the
+    tree fold; None otherwise."""
+    red = plan.reduce
+    if not isinstance(red, Instruction):
         return None
-    return x if x.shape.dimensions[-1] * 4 <= ROW_BUFFER_BYTES else None
+    kept = red.operand(0).shape.rank - 1
+    x = row_square(red, kept)
+    if x is None or x.opcode in (O.PARAMETER, O.CONSTANT) or any(x is i for i in plan.inputs):
+        return None
+    return x if fits_row_buffer(x, kept) else None
 
 
 def lane_source(plan: ReducePlan) -> PrimitiveType | None:
@@ -516,12 +517,17 @@ def buffers_row(red: Instruction, kept: int) -> bool:
     fits `ROW_BUFFER_BYTES`. The row's other uses of the values then read the buffer
     too (a row kernel's softmax computes exp once, not twice)."""
     product = red.operand(0)
-    size = math.prod(product.shape.dimensions[kept:]) * \
-        np.dtype(product.shape.element_type.numpy_dtype).itemsize
     # A product the fold contracts into fma (XLA:CPU's sum of products) stays fused.
     return reducer_op(red) is not None and order_sensitive(red) and \
         product.opcode not in (O.PARAMETER, O.CONSTANT) and fused_product(red) is None and \
-        0 < size <= ROW_BUFFER_BYTES
+        fits_row_buffer(product, kept)
+
+
+def fits_row_buffer(ins: Instruction, kept: int) -> bool:
+    """Whether a row of `ins` (the dims after the first `kept`) fits ROW_BUFFER_BYTES."""
+    size = math.prod(ins.shape.dimensions[kept:]) * \
+        np.dtype(ins.shape.element_type.numpy_dtype).itemsize
+    return 0 < size <= ROW_BUFFER_BYTES
 
 
 def row_values(b: ir.IRBuilder, entry: ir.Block, product: Instruction, index: list[ir.Value],
@@ -1372,7 +1378,7 @@ class _ReduceEmitter:
         if square is not None:
             row = row_values(self.b, self.entry, square, list(index), len(self.kept),
                              self.emitter.inputs)
-            self._square_row(row, linear_index(self.b, dims, tuple(index)))
+            self._fold_row(row, linear_index(self.b, dims, tuple(index)), square=True)
             return
         if buffered(self.plan):
             product = self.red.operand(0)
@@ -1388,14 +1394,10 @@ class _ReduceEmitter:
                          source_etype=u.storage_type(self.t), inbounds=True)
         self.b.store(value, ptr)
 
-    def _square_row(self, row: Input, at: ir.Value) -> None:
-        """Fold the squares of a buffered row of x (`buffered_square`) into the output
-        element `at`: the strided lane fold of squares, then the tree fold."""
-        self._fold_row(row, at, square=True)
-
     def _fold_row(self, row: Input, at: ir.Value, square: bool = False) -> None:
-        """The runtime's lane fold (of squares when `square`) of one buffered row into a
-        stack buffer of first-level values, then its tree fold into the output `at`."""
+        """The runtime's lane fold (of squares when `square`: `buffered_square`) of one
+        buffered row into a stack buffer of first-level values, then its tree fold into
+        the output `at`."""
         b = self.b
         folder = _LaneFolder(b, self.red, self.start(1), 1, square=square)
         with b.goto_block(self.entry):

@@ -40,6 +40,7 @@ from hlotool.targets.llvm.elemental import (
 from hlotool.targets.cpu.kernels.reduce import (
     LANES,
     buffers_row,
+    fits_row_buffer,
     lane_runtime,
     reducer_op,
     row_reduce_emitter,
@@ -95,7 +96,8 @@ def emit_row_kernel(module: ir.Module, plan: RowPlan, symbol: str, *, x86: bool)
         for red, buf in zip(plan.scratch, scratch, strict=True):
             product = red.operand(0)
             square = row_square(red, plan.kept)
-            if square is not None and id(square) not in known:
+            if square is not None and id(square) not in known and \
+                    fits_row_buffer(square, plan.kept):
                 known[id(square)] = row_values(b, entry, square, index, plan.kept, known)
             elif id(product) not in known and buffers_row(red, plan.kept):
                 known[id(product)] = row_values(b, entry, product, index, plan.kept, known)

@@ -58,15 +58,9 @@ def scan_of(ins: Instruction) -> tuple[int, bool, bool] | None:
     return _scan_axis(_window_dims(ins.attrs.get("window"), src.rank), src.dimensions)
 
 
-def unsupported_scan(ins: Instruction) -> str | None:
-    """Why this scan gets no scan kernel, or None (every prefix and suffix scan has one)."""
-    assert scan_of(ins) is not None
-    return None
-
-
-def suffix_levels(n: int) -> list[int]:
-    """The element count of each level of XLA's tiled suffix scan of `n` elements: the
-    last one (at most SCAN_BASE elements) is folded window by window."""
+def chunk_levels(n: int) -> list[int]:
+    """The element count of each level of XLA's tiled scan of `n` elements: chunks of
+    SCAN_BASE, their totals the next level, until one has at most SCAN_BASE."""
     from hlotool.interpreter.kernels.reduction import SCAN_BASE
 
     sizes = [n]
@@ -76,20 +70,13 @@ def suffix_levels(n: int) -> list[int]:
 
 
 def scan_levels(n: int, comp: Computation) -> list[int]:
-    """The element count of each level of XLA's tiled scan of `n` elements (one level
-    for an order-free reducer or a scan of at most SCAN_BASE elements)."""
-    from hlotool.interpreter.kernels.reduction import SCAN_BASE
-
-    sizes = [n]
-    if order_free(comp):
-        return sizes
-    while sizes[-1] > SCAN_BASE:
-        sizes.append(-(-sizes[-1] // SCAN_BASE))
-    return sizes
+    """The levels of a prefix scan of `n` elements (`chunk_levels`; one level for an
+    order-free reducer)."""
+    return [n] if order_free(comp) else chunk_levels(n)
 
 
-class _ScanEmitter:
-    """Emits one scan kernel body: loops over the other dims, then the stream."""
+class _Scan:
+    """What both scan emitters read of the reduce-window `op`."""
 
     def __init__(self, em: ElementalEmitter, op: Instruction, outs: list[ir.Value]) -> None:
         from hlotool.interpreter.kernels.reduction import SCAN_BASE
@@ -98,21 +85,51 @@ class _ScanEmitter:
         self.k = op.operand_count // 2
         self.srcs = list(op.operands[: self.k])
         self.shapes = list(op.shape.tuple_shapes) if op.shape.is_tuple else [op.shape]
-        self.axis, _, self.exclusive = scan_of(op) or (0, False, False)
+        scan = scan_of(op)
+        assert scan is not None
+        self.axis, _, self.exclusive = scan
         self.comp: Computation = op.attrs["to_apply"]
-        dims = self.srcs[0].shape.dimensions
+        self.dims = self.srcs[0].shape.dimensions
+        self.base = SCAN_BASE
+        self.tys = [u.value_type(s.element_type) for s in self.shapes]
+        self.inits = [em.value(i, ()) for i in op.operands[self.k:]]
+
+    def store(self, at: Index, values: Sequence[ir.Value]) -> None:
+        """Store one value of every output at index `at` (pred as a byte)."""
+        b = self.b
+        for out, shape, v in zip(self.outs, self.shapes, values, strict=True):
+            if v.type == u.I1:
+                v = b.zext(v, u.I8)
+            ptr = b.gep(out, [linear_index(b, shape.dimensions, at)],
+                        source_etype=u.storage_type(shape.element_type), inbounds=True)
+            b.store(v, ptr)
+
+    def load(self, at: Index) -> list[ir.Value]:
+        """The outputs' values at index `at`, as `store` wrote them."""
+        b, values = self.b, []
+        for out, shape, ty in zip(self.outs, self.shapes, self.tys, strict=True):
+            ptr = b.gep(out, [linear_index(b, shape.dimensions, at)],
+                        source_etype=u.storage_type(shape.element_type), inbounds=True)
+            v = b.load(ptr, typ=u.storage_type(shape.element_type))
+            values.append(b.trunc(v, u.I1) if ty == u.I1 else v)
+        return values
+
+
+class _ScanEmitter(_Scan):
+    """Emits one prefix scan kernel body: loops over the other dims, then the stream."""
+
+    def __init__(self, em: ElementalEmitter, op: Instruction, outs: list[ir.Value]) -> None:
+        super().__init__(em, op, outs)
+        dims = self.dims
         self.n = dims[self.axis]
         self.levels = scan_levels(self.n, self.comp)
-        assert SCAN_BASE == 16, "levels are addressed by 4-bit digits of the index"
-        self.base = SCAN_BASE
+        assert self.base == 16, "levels are addressed by 4-bit digits of the index"
         minor = self.axis < len(dims) - 1
         self.lanes = min(dims[-1], SCAN_LANES) if minor else 1
-        self.tys = [u.value_type(s.element_type) for s in self.shapes]
         b = self.b
         with b.goto_block(b.function.entry_basic_block):
             self.acc = [self._state(f"scan.acc{level}") for level in range(len(self.levels))]
             self.carry = [self._state(f"scan.carry{level}") for level in range(len(self.levels) - 1)]
-        self.inits = [em.value(i, ()) for i in op.operands[self.k:]]
 
     def _state(self, name: str) -> list[ir.Value]:
         return [u.stack_buffer(self.b, ty, self.lanes, f"{name}.{j}")
@@ -215,16 +232,11 @@ class _ScanEmitter:
 
     def _store(self, outer: Index, i: ir.Value, rest: Index, t: ir.Value,
                values: Sequence[ir.Value]) -> None:
-        at = (*outer, i, *rest[:-1], self.b.add(rest[-1], t)) if rest else (*outer, i)
-        for out, shape, v in zip(self.outs, self.shapes, values, strict=True):
-            if v.type == u.I1:
-                v = self.b.zext(v, u.I8)
-            ptr = self.b.gep(out, [linear_index(self.b, shape.dimensions, at)],
-                             source_etype=u.storage_type(shape.element_type), inbounds=True)
-            self.b.store(v, ptr)
+        self.store((*outer, i, *rest[:-1], self.b.add(rest[-1], t)) if rest else (*outer, i),
+                   values)
 
 
-class _SuffixEmitter:
+class _SuffixEmitter(_Scan):
     """Emits one suffix scan kernel body: per line along the axis, level 0 in the output
     (read from the operand, then combined with the carried values), the levels above in
     stack buffers. Level l of m > SCAN_BASE elements: each chunk's outputs fold their
@@ -234,25 +246,14 @@ class _SuffixEmitter:
     SCAN_BASE elements is folded window by window, without padding."""
 
     def __init__(self, em: ElementalEmitter, op: Instruction, outs: list[ir.Value]) -> None:
-        from hlotool.interpreter.kernels.reduction import SCAN_BASE
-
-        self.em, self.b, self.op, self.outs = em, em.b, op, outs
-        self.k = op.operand_count // 2
-        self.srcs = list(op.operands[: self.k])
-        self.shapes = list(op.shape.tuple_shapes) if op.shape.is_tuple else [op.shape]
-        self.axis, _, self.exclusive = scan_of(op) or (0, True, False)
-        self.comp: Computation = op.attrs["to_apply"]
-        self.dims = self.srcs[0].shape.dimensions
-        self.sizes = suffix_levels(self.dims[self.axis])
-        self.base = SCAN_BASE
-        self.tys = [u.value_type(s.element_type) for s in self.shapes]
+        super().__init__(em, op, outs)
+        self.sizes = chunk_levels(self.dims[self.axis])
         b = self.b
         with b.goto_block(b.function.entry_basic_block):
             self.levels = [[u.stack_buffer(b, ty, size, f"suffix{level}.{j}")
                             for j, ty in enumerate(self.tys)]
                            for level, size in enumerate(self.sizes[1:], 1)]
             self.acc = [u.stack_buffer(b, ty, 1, f"suffix.acc{j}") for j, ty in enumerate(self.tys)]
-        self.inits = [em.value(i, ()) for i in op.operands[self.k:]]
 
     def emit(self) -> None:
         rest = list(self.dims[: self.axis]) + list(self.dims[self.axis + 1:])
@@ -276,28 +277,16 @@ class _SuffixEmitter:
         if level == 0 and source:
             return [self.em.value(s, self._at(i)) for s in self.srcs]
         if level == 0:
-            values = []
-            for out, shape, ty in zip(self.outs, self.shapes, self.tys, strict=True):
-                ptr = b.gep(out, [linear_index(b, shape.dimensions, self._at(i))],
-                            source_etype=u.storage_type(shape.element_type), inbounds=True)
-                v = b.load(ptr, typ=u.storage_type(shape.element_type))
-                values.append(b.trunc(v, u.I1) if ty == u.I1 else v)
-            return values
+            return self.load(self._at(i))
         return [b.load(b.gep(buf, [i], source_etype=ty, inbounds=True), typ=ty)
                 for buf, ty in zip(self.levels[level - 1], self.tys, strict=True)]
 
     def _write(self, level: int, i: ir.Value, values: Sequence[ir.Value]) -> None:
-        b = self.b
         if level == 0:
-            for out, shape, v in zip(self.outs, self.shapes, values, strict=True):
-                if v.type == u.I1:
-                    v = b.zext(v, u.I8)
-                ptr = b.gep(out, [linear_index(b, shape.dimensions, self._at(i))],
-                            source_etype=u.storage_type(shape.element_type), inbounds=True)
-                b.store(v, ptr)
+            self.store(self._at(i), values)
             return
         for buf, v in zip(self.levels[level - 1], values, strict=True):
-            b.store(v, b.gep(buf, [i], source_etype=v.type, inbounds=True))
+            self.b.store(v, self.b.gep(buf, [i], source_etype=v.type, inbounds=True))
 
     def _fold(self, values: Sequence[ir.Value]) -> None:
         acc = [self.b.load(a, typ=ty) for a, ty in zip(self.acc, self.tys, strict=True)]
