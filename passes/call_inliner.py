@@ -40,20 +40,38 @@ class CallInlinerPass(Pass):
     def run(self, module: Module) -> bool:
         names = NameTable(module)
         inlined: list[Computation] = []
+        # References per computation, counted once and kept current: recounting the module
+        # for every call cost 44 s of the cpu pipeline on a 10.9k-instruction jax step.
+        refs = {k: len(v) for k, v in call_sites(module).items()} if self.single_call_site \
+            else {}
         for comp in module.computation_post_order():
             for ins in list(comp.instructions):
-                if self._should_inline(module, ins):
-                    inlined.append(ins.attrs["to_apply"])
+                if self._should_inline(ins, refs):
+                    callee = ins.attrs["to_apply"]
+                    inlined.append(callee)
                     inline_call(ins, names)
+                    _count_inlined(refs, callee)
         remove_unreferenced(module, inlined)
         return bool(inlined)
 
-    def _should_inline(self, module: Module, ins: Instruction) -> bool:
+    def _should_inline(self, ins: Instruction, refs: dict[int, int]) -> bool:
         if ins.opcode is not O.CALL or ins.control_predecessors or ins.control_successors:
             return False
         if ins.parent is None or ins.parent.is_fusion_computation:
             return False
-        return not self.single_call_site or len(call_sites(module)[id(ins.attrs["to_apply"])]) == 1
+        return not self.single_call_site or refs.get(id(ins.attrs["to_apply"])) == 1
+
+
+def _count_inlined(refs: dict[int, int], callee: Computation) -> None:
+    """Update reference counts for one inlined call of `callee`: the call's reference is
+    gone, and the copies of its instructions reference what they call (the callee's own
+    instructions still count until it is removed, as `call_sites` counts them)."""
+    if not refs:
+        return
+    refs[id(callee)] -= 1
+    for ins in callee.instructions:
+        for c in ins.called_computations:
+            refs[id(c)] = refs.get(id(c), 0) + 1
 
 
 def inline_call(call: Instruction, names: NameTable) -> Instruction:
