@@ -8,7 +8,7 @@ import pytest
 
 from hlotool.frontend import parse_hlo
 from hlotool.interpreter.core import Evaluator
-from hlotool.targets.cpu import CpuTarget
+from hlotool.targets.cpu import CpuTarget, jit
 from hlotool.targets.cpu.cache import module_key
 from tests.targets.conftest import assert_same
 
@@ -68,3 +68,53 @@ def test_default_pipeline_vectorizes_loops() -> None:
 def test_speed_level_is_part_of_the_cache_key() -> None:
     module = parse_hlo(FUSED)
     assert module_key(module, speed_level=2) != module_key(module, speed_level=3)
+
+
+SCALE = """
+define void @f(ptr noalias %a, ptr noalias %b, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%next, %loop]
+  %p = getelementptr float, ptr %a, i64 %i
+  %x = load float, ptr %p
+  %y = fmul float %x, 3.0
+  %q = getelementptr float, ptr %b, i64 %i
+  store float %y, ptr %q
+  %next = add i64 %i, 1
+  %done = icmp eq i64 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}"""
+
+
+def _widest_vector(cpu: str, features: str) -> int:
+    """The widest f32 vector the loop vectorizer makes of SCALE for `cpu`."""
+    import re
+
+    import llvmlite.binding as llvm
+
+    info = jit.host()
+    machine = llvm.Target.from_triple(info.triple).create_target_machine(
+        cpu=cpu, features=features, opt=2)
+    mod = llvm.parse_assembly(SCALE)
+    mod.triple, mod.data_layout = info.triple, str(machine.target_data)
+    pb = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(speed_level=2))
+    pb.getModulePassManager().run(mod, pb)
+    return max(int(n) for n in re.findall(r"<(\d+) x float>", str(mod)))
+
+
+AVX512 = "+avx,+avx2,+fma,+avx512f,+avx512vl,+avx512bw,+avx512dq"
+
+
+@pytest.mark.skipif(not jit.host().is_x86, reason="x86 CPU names and features")
+@pytest.mark.parametrize(("cpu", "lanes"), [("sapphirerapids", 16), ("icelake-server", 16),
+                                            ("rocketlake", 16), ("znver4", 16),
+                                            ("skylake-avx512", 8), ("cascadelake", 8)])
+def test_avx512_hosts_get_zmm_loops_unless_they_throttle(cpu: str, lanes: int) -> None:
+    assert _widest_vector(cpu, jit.wide_vectors(cpu, AVX512)) == lanes
+
+
+def test_hosts_without_avx512_keep_their_features() -> None:
+    assert jit.wide_vectors("znver3", "+avx,+avx2,-avx512f") == "+avx,+avx2,-avx512f"
