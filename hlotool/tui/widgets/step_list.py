@@ -129,7 +129,6 @@ class StepList(DataTable[Text | str]):
         `select` (else keep it where it was)."""
         keep = self._row_key_at_cursor()
         self.clear(columns=True)
-        self.add_columns(*self.shown_columns())
         self._node_of_key.clear()
         self._pending_of.clear()
         self._spec_of.clear()
@@ -137,31 +136,41 @@ class StepList(DataTable[Text | str]):
         self._number_width = len(str(len(path) + len(pending)))
         deltas = [fit_delta(n.delta(), self.delta_width()) for n in path]
         self._delta_used = max([1, *map(len, deltas)])
+        rows: list[tuple[tuple[Text | str, ...], str]] = []
         for node in path:
             if self._visible(node.spec, node.changed or node.parent is None or node is head):
-                self._add_node(node, head)
+                rows.append(self._node_row(node, head))
         for i, p in enumerate(pending):
             if self._visible(p.spec, not self.hide_unchanged):
                 key = f"p{i}"
                 self._pending_of[key] = i
-                self.add_row(*self._cells(str(len(path) + i), Text("·", style="dim"),
-                             Text(middle_truncate(p.spec, self.name_width()), style="dim"),
-                             "", "", ""), key=key)
                 self._spec_of[key] = p.spec
+                rows.append((self._cells(str(len(path) + i), Text("·", style="dim"),
+                                         Text(middle_truncate(p.spec, self.name_width()),
+                                              style="dim"), "", "", ""), key))
         if reference is not None and self._visible(reference.spec, True):
-            self._add_node(reference, head)
+            rows.append(self._node_row(reference, head))
+        self._add_sized_columns([cells for cells, _ in rows])
+        for cells, key in rows:
+            self.add_row(*cells, key=key)
         target = f"n{select.serial}" if select is not None else keep
         self._move_to_key(target)
-        # The table sizes its columns when idle; draw again then, or a rebuild made
-        # while resizing shows the old widths until the next key.
-        self.call_after_refresh(self.refresh)
+
+    def _add_sized_columns(self, rows: Sequence[Sequence[Text | str]]) -> None:
+        """The columns, each as wide as its widest cell: sized here rather than when
+        the table is next idle, so no frame shows them at their headers' widths."""
+        for i, label in enumerate(self.shown_columns()):
+            cells = [Text(label), *(row[i] for row in rows)]
+            width = max(Text(c).cell_len if isinstance(c, str) else c.cell_len for c in cells)
+            self.add_column(label, width=width)
 
     def _visible(self, spec: str, changed: bool) -> bool:
         if self.hide_unchanged and not changed:
             return False
         return self.filter_text.lower() in spec.lower()
 
-    def _add_node(self, node: Node, head: Node) -> None:
+    def _node_row(self, node: Node, head: Node) -> tuple[tuple[Text | str, ...], str]:
+        """An applied step's cells and row key."""
         key = f"n{node.serial}"
         self._node_of_key[key] = node
         mark = Text("●", style="yellow") if node.changed else Text("○", style="dim")
@@ -181,8 +190,8 @@ class StepList(DataTable[Text | str]):
             name.append(" ◀", style="bold cyan")
         ms = f"{node.seconds * 1e3:.1f}" if self.show_times and node.result is not None else ""
         number = "xla" if node.label else str(node.depth)
-        self.add_row(*self._cells(number, mark, name, ms, numeric_mark(node),
-                                  fit_delta(node.delta(), self.delta_width())), key=key)
+        return self._cells(number, mark, name, ms, numeric_mark(node),
+                           fit_delta(node.delta(), self.delta_width())), key
 
     def _cells(self, *cells: Text | str) -> tuple[Text | str, ...]:
         """A row's cells for the columns shown (no ms when narrow)."""
