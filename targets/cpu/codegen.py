@@ -31,6 +31,7 @@ from hlotool.targets.cpu.kernels.indexing import UpdatePlan, has_own_plan, plan_
 from hlotool.targets.cpu.kernels.loop import LoopPlan, emit_loop_kernel
 from hlotool.targets.cpu.kernels.copy import CopyPlan, plan_byte_copy
 from hlotool.targets.cpu.kernels.depthwise import DepthwisePlan
+from hlotool.targets.cpu.kernels.dot_fusion import DotFusionPlan, plan_dot_fusion
 from hlotool.targets.cpu.kernels.rng import RngPlan, plan_rng
 from hlotool.targets.cpu.kernels.row import RowPlan, emit_row_kernel
 from hlotool.targets.cpu.kernels.sort import SortPlan, plan_sort, plan_topk
@@ -55,7 +56,7 @@ _STANDALONE = (ELEMENTWISE | {O.CONVERT, O.BITCAST_CONVERT, O.BROADCAST, O.BITCA
 
 #: Every kind of native kernel plan.
 KernelPlan = (LoopPlan | ReducePlan | RowPlan | DotPlan | ConvPlan | UpdatePlan | SortPlan |
-              RngPlan | CopyPlan | DepthwisePlan)
+              RngPlan | CopyPlan | DepthwisePlan | DotFusionPlan)
 
 
 def is_llvm(plan: KernelPlan) -> bool:
@@ -148,8 +149,9 @@ _HEROES = {"kOutput": (O.DOT, O.CONVOLUTION), "kInput": (O.REDUCE,)}
 
 
 def _plan_output_fusion(ins: Instruction, out: CompiledPlan) -> bool:
-    """Plan a fusion of a hero and its elementwise epilogue as two kernels, the hero's
-    and one loop kernel computing the whole epilogue from the hero's result and the
+    """Plan a fusion of a hero and its elementwise epilogue: a dot the own gemm computes
+    with the epilogue applied to its finished blocks as one kernel (kernels/dot_fusion.py),
+    else as two kernels, the hero's and one loop kernel computing the whole epilogue from the hero's result and the
     fusion's parameters, instead of a kernel per epilogue instruction: a kOutput fusion
     of a dot or convolution, or a kInput fusion of a reduce (with its prologue, which
     the reduce kernel computes) and an epilogue of its shape (a mean: the sum, then one
@@ -171,6 +173,10 @@ def _plan_output_fusion(ins: Instruction, out: CompiledPlan) -> bool:
     if reason or hero.shape.element_type not in u.ELEMENTAL_TYPES:
         return False
     name = kernel_name(ins, len(out.plans))
+    fused = plan_dot_fusion(name, hero, root, epilogue, params, constants)
+    if fused is not None:
+        out.plans[id(ins)] = fused
+        return True
     if hero.opcode is O.REDUCE:
         hero_plan, _ = _plan_fused_reduce(hero, prologue, name)
     else:
@@ -397,20 +403,24 @@ def build_llvm_module(name: str, plans: list[KernelPlan]) -> tuple[dict[Pipeline
     Identical kernels (the same fused computation structure and shapes, e.g. one
     elementwise op applied to many same-shaped values) become one LLVM function: a plan
     whose structural key (`kernel_key`) was seen reuses that function unemitted; any
-    other is emitted on its own under a placeholder name and its IR text is the key."""
+    other is emitted on its own under a placeholder name and its IR text is the key. A
+    plan with a `callee` (a function its kernel calls, compiled by another pipeline) has
+    the callee added first and its symbol set as `callee_symbol`."""
     x86 = host().is_x86
     symbols: dict[str, str] = {}
     seen: dict[str, str] = {}
     declares: dict[Pipeline, dict[str, None]] = {}
     bodies: dict[Pipeline, list[str]] = {}
     by_key: dict[str, str] = {}
-    for plan in plans:
-        if not is_llvm(plan):
-            continue
+
+    def add(plan: KernelPlan) -> str:
+        """The symbol of the function computing `plan`, emitted unless seen."""
+        callee = getattr(plan, "callee", None)
+        if callee is not None:  # a function the kernel calls, in its own pipeline
+            plan.callee_symbol = add(callee)
         key = kernel_key(plan)
         if key is not None and key in by_key:
-            symbols[plan.name] = by_key[key]
-            continue
+            return by_key[key]
         module = ir.Module(name=_symbol(name))
         emit_kernel(module, plan, _PLACEHOLDER, x86=x86)
         text = str(module)
@@ -425,9 +435,13 @@ def build_llvm_module(name: str, plans: list[KernelPlan]) -> tuple[dict[Pipeline
                     unit_declares[line] = None
                 elif not line.startswith(("; ModuleID", "target ")):
                     unit_bodies.append(line)
-        symbols[plan.name] = symbol
         if key is not None:
             by_key[key] = symbol
+        return symbol
+
+    for plan in plans:
+        if is_llvm(plan):
+            symbols[plan.name] = add(plan)
     header = f'; ModuleID = "{_symbol(name)}"'
     units = {p: "\n".join([header, *declares[p], *bodies[p], ""]) for p in bodies}
     return units, symbols

@@ -48,6 +48,8 @@ class Thunk:
         self.fn = library.get_function(symbol)
         self.ins = ins
         self.multi = len(plan.roots) > 1 or ins.shape.is_tuple
+        #: Whether an output may be a buffer the kernel reads (`may_share`).
+        self.in_place = getattr(plan, "in_place", True)
         self.sources = [_source_position(ins, i) for i in plan.inputs]
         self.in_specs = [(i.shape.dimensions, i.shape.element_type.numpy_dtype) for i in plan.inputs]
         self.constants = [c for _, c in plan.constants]
@@ -89,8 +91,9 @@ class Thunk:
 
     def may_share(self, operand: int, index: tuple[int, ...]) -> bool:
         """Loop, row and reduce kernels read each element before writing it (or a row
-        before writing the row), so an output may be a buffer they read directly."""
-        return any(src == (operand, -1) for src in self.sources
+        before writing the row), so an output may be a buffer they read directly (not
+        a kernel whose plan says `in_place` False)."""
+        return self.in_place and any(src == (operand, -1) for src in self.sources
                    if not isinstance(src, Instruction))
 
     def accepts(self, values: list[Value]) -> bool:

@@ -158,3 +158,45 @@ def test_split_dot_flushes_denormals() -> None:
     small = np.full(_dims(a), -np.sqrt(tiny) / 64, np.float32)
     got = ex.run([small, np.full(_dims(b), np.sqrt(tiny) / 64, np.float32)])
     assert np.all(got == 0) and np.all(np.signbit(got))
+
+
+_EPILOGUE_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_int32, ctypes.c_int32, *[ctypes.c_int64] * 3,
+                                   ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
+                                   ctypes.c_int64, ctypes.c_void_p, *[ctypes.c_int64] * 5,
+                                   ctypes.c_void_p, ctypes.c_void_p)
+_EPILOGUE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, *[ctypes.c_int64] * 5)
+
+
+@pytest.mark.parametrize("batches,m,n,k", [(1, 300, 520, 2 * gemm.KC + 7), (3, 2 * MR + 1, 70, 9)])
+def test_epilogue_sees_every_finished_block_once(batches: int, m: int, n: int, k: int) -> None:
+    """The epilogue entry calls back once for every block of C, the blocks tile each
+    matrix exactly, and each block already holds its final product when called (the
+    last contraction block added), on the threads of the parallel entry."""
+    from hlotool.targets.cpu.kernels import parallel
+
+    rng = np.random.default_rng(m + n + k)
+    a = rng.standard_normal((batches, m, k)).astype(np.float32)
+    b = rng.standard_normal((batches, k, n)).astype(np.float32)
+    c = np.full((batches, m, n), np.nan, np.float32)
+    want = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    bound = 2 * k * EPS * np.matmul(np.abs(a), np.abs(b)).astype(np.float64)
+    seen = np.zeros((batches, m, n), np.int64)
+    blocks: list[tuple[int, int, int, int, int, bool]] = []
+
+    def epilogue(_: int, batch: int, r0: int, r1: int, c0: int, c1: int) -> None:
+        block = (batch, slice(r0, r1), slice(c0, c1))
+        final = bool(np.all(np.abs(c[block] - want[block]) <= bound[block]))
+        blocks.append((batch, r0, r1, c0, c1, final))
+        seen[block] += 1
+
+    callback = _EPILOGUE(epilogue)
+    fn = _EPILOGUE_ENTRY(gemm.load().address(gemm.EPILOGUE_SYMBOL))
+    old = parallel.set_threads(2)
+    try:
+        fn(111, 111, m, n, k, a.ctypes.data, k, b.ctypes.data, n, c.ctypes.data, n, batches,
+           m * k, k * n, m * n, ctypes.cast(callback, ctypes.c_void_p).value, 0)
+    finally:
+        parallel.set_threads(old)
+    assert np.all(seen == 1)
+    assert all(final for *_, final in blocks) and len(blocks) > batches
+    assert np.all(np.abs(c - want) <= bound)

@@ -20,7 +20,7 @@ A dot kernel `void symbol(void **buffers)` takes buffers (lhs, rhs, out, scratch
    part per thread, each calling single-threaded OpenBLAS on its share of the columns
    (or rows) of every batch, with FTZ/DAZ set (`_emit_split`; x86), or, for f32 on
    hosts with AVX-512, one call of hlotool's own gemm for all batches, which splits it
-   across the threads (`own_gemm`, `_emit_own`, kernels/gemm.py);
+   across the threads (`own_gemm`, `emit_own`, kernels/gemm.py);
 3. denormals of the output are replaced by signed zeros.
 
 The denormal scan and flush loops are compiled once per process (`_helpers`, registered
@@ -511,7 +511,7 @@ def emit_blas_dot(module: ir.Module, symbol: str, dot: BlasDot, *, x86: bool = F
         return
     offsets = dot.scratch_offsets
     if dot.own:
-        _emit_own(b, dot, lhs, rhs, out, scratch)
+        emit_own(b, dot, lhs, rhs, out, scratch)
         b.ret_void()
         return
     if x86 and splits(dot):
@@ -562,18 +562,21 @@ def _emit_split(b: ir.IRBuilder, name: str, dot: BlasDot, lhs: ir.Value, rhs: ir
     parallel.call_parallel_for(b, part, args, parts, parts)
 
 
-def _emit_own(b: ir.IRBuilder, dot: BlasDot, lhs: ir.Value, rhs: ir.Value, out: ir.Value,
-              scratch: ir.Value) -> None:
+def emit_own(b: ir.IRBuilder, dot: BlasDot, lhs: ir.Value, rhs: ir.Value, out: ir.Value,
+              scratch: ir.Value, epilogue: tuple[ir.Function, ir.Value] | None = None) -> None:
     """`dot` as one call of hlotool's own gemm (`gemm.PARALLEL_SYMBOL`), every batch's
     tiles split across the threads with FTZ/DAZ set (as `_emit_split`); packed operands
-    are packed first, on the calling thread."""
+    are packed first, on the calling thread. With `epilogue` (a `gemm.EPILOGUE_TYPE`
+    function and its context), `gemm.EPILOGUE_SYMBOL`, which calls it on each finished
+    block of the output."""
     a, c = _operands(b, dot, lhs, rhs, scratch)
-    fn = b.module.globals.get(gemm.PARALLEL_SYMBOL) or ir.Function(
-        b.module, gemm.PARALLEL_TYPE, name=gemm.PARALLEL_SYMBOL)
+    name, ftype = (gemm.EPILOGUE_SYMBOL, gemm.EPILOGUE_ENTRY_TYPE) if epilogue else \
+        (gemm.PARALLEL_SYMBOL, gemm.PARALLEL_TYPE)
+    fn = b.module.globals.get(name) or ir.Function(b.module, ftype, name=name)
     b.call(fn, [_trans(dot.lhs), _trans(dot.rhs), u.i64(dot.m), u.i64(dot.n), u.i64(dot.k),
                 a, u.i64(dot.lhs.ld), c, u.i64(dot.rhs.ld), out, u.i64(dot.n), u.i64(dot.nb),
                 u.i64(dot.lhs.batch_stride), u.i64(dot.rhs.batch_stride),
-                u.i64(dot.m * dot.n)])
+                u.i64(dot.m * dot.n), *(epilogue or ())])
 
 
 def _emit_split_part(module: ir.Module, name: str, dot: BlasDot, ety: ir.Type,

@@ -65,6 +65,11 @@ PREFETCH_B = 8
 #: i64 lda, ptr b, i64 ldb, ptr c, i64 ldc, i64 batches, i64 stride_a, i64 stride_b,
 #: i64 stride_c)`: C[i] = op(A[i]) op(B[i]) (row-major; matrix i at i * stride floats).
 PARALLEL_SYMBOL = "hlotool_llvm_sgemm_parallel"
+#: The parallel entry with an epilogue: PARALLEL_SYMBOL's arguments, then `ptr epilogue,
+#: ptr context`; each thread calls `epilogue(context, batch, r0, r1, c0, c1)` (EPILOGUE_TYPE)
+#: on every block of C it finished, rows r0..r1 and columns c0..c1 of matrix `batch`,
+#: while the block is in its L2 (an output fusion's elementwise epilogue, in place).
+EPILOGUE_SYMBOL = "hlotool_llvm_sgemm_parallel_epilogue"
 #: Tiles of C per thread the parallel entry cuts at least (for balance on a busy host).
 CHUNKS = 4
 #: CBLAS constants.
@@ -77,6 +82,9 @@ _SIG = ir.FunctionType(ir.VoidType(), [_I32, _I32, _I32, u.I64, u.I64, u.I64, _F
 PARALLEL_TYPE = ir.FunctionType(ir.VoidType(), [_I32, _I32, u.I64, u.I64, u.I64, u.PTR, u.I64,
                                                 u.PTR, u.I64, u.PTR, u.I64, u.I64, u.I64, u.I64,
                                                 u.I64])
+EPILOGUE_ENTRY_TYPE = ir.FunctionType(ir.VoidType(), [*PARALLEL_TYPE.args, u.PTR, u.PTR])
+#: `void epilogue(ptr context, i64 batch, i64 r0, i64 r1, i64 c0, i64 c1)`.
+EPILOGUE_TYPE = ir.FunctionType(ir.VoidType(), [u.PTR] + [u.I64] * 5)
 _PART = ir.FunctionType(ir.VoidType(), [u.PTR, u.I64, u.I64])
 
 
@@ -270,8 +278,9 @@ class _Kernels:
 #: The argument record of the column function (`void **`; integers as pointers, alpha
 #: and beta as their bits).
 _ARGS = ("ta", "tb", "m", "n", "k", "alpha", "a", "lda", "b", "ldb", "beta", "c", "ldc",
-         "strips", "group_rows", "groups", "stride_a", "stride_b", "stride_c")
-_POINTERS = ("a", "b", "c")
+         "strips", "group_rows", "groups", "stride_a", "stride_b", "stride_c", "epilogue",
+         "context")
+_POINTERS = ("a", "b", "c", "epilogue", "context")
 
 
 def _unpack_args(b: ir.IRBuilder, args: ir.Value) -> dict[str, ir.Value]:
@@ -299,19 +308,23 @@ def _pack_args(b: ir.IRBuilder, values: list[ir.Value]) -> ir.Value:
 
 def _emit_columns(m: ir.Module, kn: _Kernels, malloc: ir.Function,
                   free: ir.Function) -> ir.Function:
-    """`void columns(void **args, ptr a, ptr b, ptr c, i64 r0, i64 r1, i64 s0, i64 s1)`:
-    rows r0..r1 of C's strips s0..s1 of NR columns (of the matrices at a, b, c): block by block of the contraction (KC) and of those
-    columns (NC), the B block packed into a buffer of this call (it stays in L2), A read in
-    place when its rows are contiguous along the contraction, else packed block by block
-    (MC rows)."""
-    fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [u.PTR] * 4 + [u.I64] * 4),
+    """`void columns(void **args, ptr a, ptr b, ptr c, i64 r0, i64 r1, i64 s0, i64 s1,
+    i64 batch)`: rows r0..r1 of C's strips s0..s1 of NR columns (of the matrices at a, b,
+    c, matrix `batch`): block by block of the contraction (KC) and of those columns (NC),
+    the B block packed into a buffer of this call (it stays in L2), A read in place when
+    its rows are contiguous along the contraction, else packed block by block (MC rows).
+    With an epilogue in `args`, each MC x NC block of C is passed to it once the last
+    contraction block has been added."""
+    fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [u.PTR] * 4 + [u.I64] * 5),
                      name="hlotool.gemm.columns")
     fn.linkage = "internal"
     fn.attributes.add("noinline")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     v = _unpack_args(b, fn.args[0])
     v["a"], v["b"], v["c"] = fn.args[1:4]
-    r0, r1, s0, s1 = fn.args[4:]
+    r0, r1, s0, s1, batch = fn.args[4:]
+    epilogue = b.icmp_unsigned("!=", b.ptrtoint(v["epilogue"], u.I64), u.i64(0))
+    last_pc = b.sub(_ceil_div(b, v["k"], KC), u.i64(1))
     trans_a = b.icmp_signed("==", v["ta"], ir.Constant(_I32, _TRANS))
     trans_b = b.icmp_signed("==", v["tb"], ir.Constant(_I32, _TRANS))
     # op(A)[r, p] at r*sa_r + p*sa_k; op(B)[p, j] read as "rows" j at j*sb_r + p*sb_k.
@@ -350,6 +363,9 @@ def _emit_columns(m: ir.Module, kn: _Kernels, malloc: ir.Function,
                             strip, a_row, a_k, strip_b, kc, b.gep(v["c"], [at], source_etype=_F),
                             v["ldc"], b.sub(mcv, r0), b.sub(nc, col0), first, v["alpha"],
                             v["beta"]])
+                with b.if_then(b.and_(epilogue, b.icmp_signed("==", pb, last_pc))):
+                    u.call_pointer(b, v["epilogue"], EPILOGUE_TYPE,
+                                   [v["context"], batch, ic, b.add(ic, mcv), jc, b.add(jc, nc)])
     b.call(free, [bufs])
     b.ret_void()
     return fn
@@ -376,10 +392,11 @@ def _emit_serial(m: ir.Module, kn: _Kernels, columns: ir.Function) -> None:
     """`SYMBOL`: cblas_sgemm on the calling thread."""
     fn = ir.Function(m, _SIG, name=SYMBOL)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    args = _pack_args(b, [*fn.args[1:], *[u.i64(0)] * 6])
+    null = ir.Constant(u.PTR, None)
+    args = _pack_args(b, [*fn.args[1:], *[u.i64(0)] * 6, null, null])
     a, bm, c = fn.args[7], fn.args[9], fn.args[12]
     b.call(columns, [args, a, bm, c, u.i64(0), fn.args[3], u.i64(0),
-                     _ceil_div(b, fn.args[4], kn.nr)])
+                     _ceil_div(b, fn.args[4], kn.nr), u.i64(0)])
     b.ret_void()
 
 
@@ -406,7 +423,7 @@ def _emit_tiles(m: ir.Module, columns: ir.Function, x86: bool) -> ir.Function:
             r1 = _smin(b, b.add(r0, group_rows), v["m"])
             at = [b.gep(v[p], [b.mul(batch, v[f"stride_{p}"])], source_etype=_F) for p in "abc"]
             with b.if_then(b.icmp_signed("<", r0, r1)):
-                b.call(columns, [args, *at, r0, r1, s0, s1])
+                b.call(columns, [args, *at, r0, r1, s0, s1, batch])
 
     parallel.with_ftz(b, x86, body)
     b.ret_void()
@@ -439,14 +456,18 @@ def _clamp(b: ir.IRBuilder, x: ir.Value, lo: ir.Value, hi: ir.Value) -> ir.Value
     return b.select(b.icmp_signed("<", x, lo), lo, x)
 
 
-def _emit_parallel(m: ir.Module, kn: _Kernels, columns: ir.Function, x86: bool) -> None:
-    """`PARALLEL_SYMBOL`: C[i] = op(A[i]) op(B[i]) for each of the `batches` on the
-    threads, all batches in one parallel loop, as tiles of C: strips of NR columns, times
-    as many row groups as give each thread CHUNKS tiles at least (each tile packs its
-    own columns of B; a row group of MR rows at least)."""
-    fn = ir.Function(m, PARALLEL_TYPE, name=PARALLEL_SYMBOL)
+def _emit_parallel(m: ir.Module, kn: _Kernels, columns: ir.Function, x86: bool,
+                   tiles: ir.Function, epilogue: bool) -> None:
+    """`PARALLEL_SYMBOL` (`EPILOGUE_SYMBOL` with `epilogue`): C[i] = op(A[i]) op(B[i])
+    for each of the `batches` on the threads, all batches in one parallel loop, as tiles
+    of C: strips of NR columns, times as many row groups as give each thread CHUNKS tiles
+    at least (each tile packs its own columns of B; a row group of MR rows at least)."""
+    fn = ir.Function(m, EPILOGUE_ENTRY_TYPE if epilogue else PARALLEL_TYPE,
+                     name=EPILOGUE_SYMBOL if epilogue else PARALLEL_SYMBOL)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    ta, tb, rows, cols, depth, a, lda, bm, ldb, c, ldc, batches, sa, sb, sc = fn.args
+    ta, tb, rows, cols, depth, a, lda, bm, ldb, c, ldc, batches, sa, sb, sc = fn.args[:15]
+    null = ir.Constant(u.PTR, None)
+    callback, context = fn.args[15:] if epilogue else (null, null)
     parts = _smin(b, parallel.load_threads(b), u.i64(parallel.MAX_THREADS))
     strips = _ceil_div(b, cols, kn.nr)
     trans_a = b.icmp_signed("==", ta, ir.Constant(_I32, _TRANS))
@@ -456,9 +477,9 @@ def _emit_parallel(m: ir.Module, kn: _Kernels, columns: ir.Function, x86: bool) 
     groups = _ceil_div_v(b, rows, group_rows)
     one, zero = ir.Constant(_F, 1.0), ir.Constant(_F, 0.0)
     args = _pack_args(b, [ta, tb, rows, cols, depth, one, a, lda, bm, ldb, zero, c, ldc, strips,
-                          group_rows, groups, sa, sb, sc])
+                          group_rows, groups, sa, sb, sc, callback, context])
     units = b.mul(b.mul(strips, groups), batches)
-    parallel.call_parallel_for(b, _emit_tiles(m, columns, x86), args, units, parts)
+    parallel.call_parallel_for(b, tiles, args, units, parts)
     b.ret_void()
 
 
@@ -473,7 +494,9 @@ def runtime_ir(features: str, x86: bool = True) -> str:
                   tuple(_emit_micro(m, mr, nr, vl, w) for w in range(vl, nr + 1, vl)))
     columns = _emit_columns(m, kn, malloc, free)
     _emit_serial(m, kn, columns)
-    _emit_parallel(m, kn, columns, x86)
+    tiles = _emit_tiles(m, columns, x86)
+    _emit_parallel(m, kn, columns, x86, tiles, epilogue=False)
+    _emit_parallel(m, kn, columns, x86, tiles, epilogue=True)
     return str(m)
 
 
@@ -491,5 +514,6 @@ def load() -> object:
     library = runtime_library("llvm_sgemm", lambda: runtime_ir(features, host().is_x86),
                               Pipeline.FULL)
     llvm.add_symbol(SYMBOL, library.address(SYMBOL))
-    llvm.add_symbol(PARALLEL_SYMBOL, library.address(PARALLEL_SYMBOL))
+    for symbol in (PARALLEL_SYMBOL, EPILOGUE_SYMBOL):
+        llvm.add_symbol(symbol, library.address(symbol))
     return library

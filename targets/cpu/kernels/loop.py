@@ -98,7 +98,7 @@ def _emit_body(fn: ir.Function, plan: LoopPlan) -> int:
     begin, end = fn.args[-2:]
     dims = plan.roots[0].shape.dimensions
     emitter = ElementalEmitter(b, inputs)
-    store = lambda index: _store_roots(b, emitter, plan, outs, dims, index)  # noqa: E731
+    store = lambda index: store_roots(b, emitter, plan.roots, outs, dims, index)  # noqa: E731
     tiled = _transposed_dim(plan)
     tile = int(plan.tune.get("tile", TILE))
     if tiled is None or tile <= 0:
@@ -327,10 +327,11 @@ def _loop_nest(b: ir.IRBuilder, dims: tuple[int, ...], index: list[ir.Value],
         _loop_nest(b, dims, [*index, i], emit)
 
 
-def _store_roots(b: ir.IRBuilder, emitter: ElementalEmitter, plan: LoopPlan,
-                 outs: list[ir.Argument], dims: tuple[int, ...], index: tuple[ir.Value, ...]) -> None:
+def store_roots(b: ir.IRBuilder, emitter: ElementalEmitter, roots: list[Instruction],
+                outs: list[ir.Argument], dims: tuple[int, ...], index: tuple[ir.Value, ...]) -> None:
+    """Store every root's value at `index` of its output (of `dims`)."""
     lin = linear_index(b, dims, index)
-    for root, out in zip(plan.roots, outs, strict=True):
+    for root, out in zip(roots, outs, strict=True):
         v = emitter.value(root, index)
         t = root.shape.element_type
         if v.type == u.I1:
