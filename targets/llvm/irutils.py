@@ -136,9 +136,9 @@ def intrinsic(builder: ir.IRBuilder, name: str, ret: ir.Type, args: list[ir.Valu
     return builder.call(fn, args)
 
 
-class _Callee:
+class Callee:
     """A function pointer as llvmlite's `call` takes a callee: with opaque pointers a
-    loaded `ptr` has no function type, so this carries it."""
+    `ptr` value has no function type, so this carries it."""
 
     def __init__(self, pointer: ir.Value, ftype: ir.FunctionType) -> None:
         self.pointer, self.type, self.function_type = pointer, pointer.type, ftype
@@ -146,11 +146,14 @@ class _Callee:
     def get_reference(self) -> str:
         return self.pointer.get_reference()
 
+    def __str__(self) -> str:
+        return str(self.pointer)
+
 
 def call_pointer(builder: ir.IRBuilder, pointer: ir.Value, ftype: ir.FunctionType,
                  args: list[ir.Value]) -> ir.Instruction:
     """An indirect call of the function at `pointer`, of type `ftype`."""
-    return builder.call(_Callee(pointer, ftype), args)
+    return builder.call(Callee(pointer, ftype), args)
 
 
 def stack_buffer(builder: ir.IRBuilder, typ: ir.Type, count: int, name: str,

@@ -13,8 +13,8 @@ LLVM IR and JIT-compiled once per process by this module:
 
 It uses `parts = min(threads, max_parts, n)` threads: the calling thread and
 `parts - 1` workers of a pool started once per process (detached pthreads, started
-as a loop first needs them and kept until the process exits; asleep on a condition
-variable between loops). The caller posts the loop (heap-allocated shared state,
+as a loop first needs them and kept until the process exits; between loops each polls
+for the next one for `SPIN_TICKS`, then sleeps on a condition variable). The caller posts the loop (heap-allocated shared state,
 reference counted) under the pool's lock, wakes `parts - 1` workers and works itself.
 The range is cut into `min(n, CHUNKS_PER_THREAD * parts)` chunks (chunk c is
 `[n*c/chunks, n*(c+1)/chunks)`) that the threads take first come, first served from an
@@ -65,13 +65,14 @@ POOL_INIT = "hlotool.pool_init"
 THREADS = "hlotool_threads"
 #: Most threads one kernel uses.
 MAX_THREADS = 256
-#: Work units (`kernel_work`) one part must have at least. Starting the threads of a
-#: split cost ~20-40 us on the development machine (znver4, 2 cores) before the pool
-#: (waking pooled workers costs a few) and a unit takes ~0.01-0.03 ns there (gelu:
-#: 0.016, a copy: 0.011), so a part runs >= ~60 us and a kernel splits from ~120 us of
-#: single-thread work. (XLA:CPU's DefaultCostModel asks 100000 "cycles" of flops + 10 x
-#: bytes per part.)
-MIN_WORK_PER_PART = 1 << 22
+#: Work units (`kernel_work`) one part must have at least. A unit takes ~0.01-0.05 ns
+#: (gelu: 0.016, a copy: 0.011, a lane-folded sum: 0.02-0.05 on the Intel host of
+#: 2026-12-07), so a part runs >= ~15-50 us. Posting a loop costs the caller a few us
+#: (a lock, a condition signal); a worker that is asleep may take far longer to wake (on
+#: that virtual machine ~100 us, so its chunks go to the caller meanwhile), which the
+#: workers' spin after each loop (`SPIN_TICKS`) hides between the kernels of a run.
+#: (XLA:CPU's DefaultCostModel asks 100000 "cycles" of flops + 10 x bytes per part.)
+MIN_WORK_PER_PART = 1 << 20
 
 #: MXCSR bits: flush-to-zero (15) and denormals-are-zero (6).
 FTZ_DAZ = 0x8040
@@ -152,12 +153,12 @@ def _runtime_ir() -> str:
     pool = _Pool(m)
     work, release = _work_loop(m), _release(m, pool.libc["free"])
     _pool_init(m, pool)
-    worker = _worker(m, pool, work, release)
+    worker = _worker(m, pool, work, release, _host_is_x86())
 
     fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [u.PTR, u.PTR, u.I64, u.I64]),
                      name=PARALLEL_FOR)
     buffers, n, cap = fn.args[1:]
-    part = _Callee(fn.args[0], _PART)
+    part = u.Callee(fn.args[0], _PART)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     smin = lambda x, y: b.select(b.icmp_signed("<", x, y), x, y)  # noqa: E731
     parts = smin(smin(b.load(count, typ=u.I64), cap), n)
@@ -242,10 +243,33 @@ def _grow(b: ir.IRBuilder, fn: ir.Function, pool: _Pool, worker: ir.Function,
     return b.select(b.icmp_signed("<", have, wanted), have, wanted)
 
 
-def _worker(m: ir.Module, pool: _Pool, work: ir.Function, release: ir.Function) -> ir.Function:
-    """`void *worker(void *)`: sleep until a loop is posted; join it while it still
-    wants helpers (`_SLOTS`), run chunks until none is left, drop the reference, sleep
-    again. Never returns."""
+def _spin(m: ir.Module, pool: _Pool) -> ir.Function:
+    """`void spin(i64 seen)`: poll the posted-loop counter, with `pause` between reads,
+    until it moves past `seen` or SPIN_TICKS time-stamp ticks have gone."""
+    fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [u.I64]), name="hlotool.spin")
+    fn.linkage = "internal"
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    clock = ir.Function(m, ir.FunctionType(u.I64, []), name="llvm.readcyclecounter")
+    pause = ir.Function(m, ir.FunctionType(ir.VoidType(), []), name="llvm.x86.sse2.pause")
+    start = b.call(clock, [])
+    loop, done = fn.append_basic_block("poll"), fn.append_basic_block("done")
+    b.branch(loop)
+    b.position_at_end(loop)
+    b.call(pause, [])
+    moved = b.icmp_unsigned("!=", pool.get(b, pool.posted), fn.args[0])
+    late = b.icmp_unsigned(">", b.sub(b.call(clock, []), start), u.i64(SPIN_TICKS))
+    b.cbranch(b.or_(moved, late), done, loop)
+    b.position_at_end(done)
+    b.ret_void()
+    return fn
+
+
+def _worker(m: ir.Module, pool: _Pool, work: ir.Function, release: ir.Function,
+            x86: bool) -> ir.Function:
+    """`void *worker(void *)`: wait until a loop is posted (polling for SPIN_TICKS on
+    x86, then asleep on the condition); join it while it still wants helpers
+    (`_SLOTS`), run chunks until none is left, drop the reference, wait again. Never
+    returns."""
     fn = ir.Function(m, ir.FunctionType(u.PTR, [u.PTR]), name="hlotool.worker")
     fn.linkage = "internal"
     b = ir.IRBuilder(fn.append_basic_block("entry"))
@@ -259,6 +283,14 @@ def _worker(m: ir.Module, pool: _Pool, work: ir.Function, release: ir.Function) 
     posted = pool.get(b, pool.posted)
     b.cbranch(b.icmp_unsigned("==", posted, b.load(seen, typ=u.I64)), sleep, fresh)
     b.position_at_end(sleep)
+    if SPIN_TICKS and x86:
+        pool.unlock(b)
+        b.call(_spin(m, pool), [b.load(seen, typ=u.I64)])
+        pool.lock(b)
+        wait = fn.append_basic_block("wait")
+        b.cbranch(b.icmp_unsigned("==", pool.get(b, pool.posted), b.load(seen, typ=u.I64)),
+                  wait, check)
+        b.position_at_end(wait)
     pool.call(b, "pthread_cond_wait", pool.cond, pool.mutex)
     b.branch(check)
     b.position_at_end(fresh)
@@ -294,6 +326,20 @@ def _pool_init(m: ir.Module, pool: _Pool) -> None:
     b.ret_void()
 
 
+#: Time-stamp ticks (~0.3-0.5 ms) an idle worker polls for the next loop, `pause` between
+#: reads, before it sleeps on the condition (x86; as Eigen's pool and OpenMP runtimes
+#: spin): a worker woken from sleep took ~100 us to join on the Intel host of
+#: 2026-12-07, a split add of 1M f32 ran 0.28 ms with sleeping workers, 0.20 with
+#: spinning ones (docs/cpu-performance.md).
+SPIN_TICKS = 1_000_000
+
+
+def _host_is_x86() -> bool:
+    from hlotool.targets.cpu.jit import host
+
+    return host().is_x86
+
+
 #: Chunks per thread a loop is cut into (taken first come, first served, so a thread
 #: the OS does not run yet delays the loop by at most one chunk).
 CHUNKS_PER_THREAD = 4
@@ -310,7 +356,7 @@ def _work_loop(m: ir.Module) -> ir.Function:
     s = fn.args[0]
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     load = lambda k, ty=u.I64: b.load(_word(b, s, k), typ=ty)  # noqa: E731
-    part = _Callee(b.inttoptr(load(_FN), u.PTR), _PART)
+    part = u.Callee(b.inttoptr(load(_FN), u.PTR), _PART)
     buffers = b.inttoptr(load(_BUFFERS), u.PTR)
     n, chunks = load(_N), load(_CHUNKS)
     take, run, end = (fn.append_basic_block(x) for x in ("take", "run", "end"))
@@ -343,21 +389,6 @@ def _release(m: ir.Module, free: ir.Function) -> ir.Function:
 
 def _i32(v: int) -> ir.Constant:
     return ir.Constant(u.I32, v)
-
-
-class _Callee:
-    """A function pointer llvmlite can call (an opaque `ptr` plus its function type)."""
-
-    def __init__(self, value: ir.Value, function_type: ir.FunctionType) -> None:
-        self.value = value
-        self.type = value.type
-        self.function_type = function_type
-
-    def get_reference(self) -> str:
-        return self.value.get_reference()
-
-    def __str__(self) -> str:
-        return str(self.value)
 
 
 class _Runtime:
