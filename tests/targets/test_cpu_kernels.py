@@ -261,6 +261,42 @@ ENTRY e {{
     assert_same(got, want)
 
 
+def test_weight_update_through_a_layout_bitcast_is_tiled() -> None:
+    """jax's SGD step on a weight whose gradient comes out transposed: w - copy(bitcast(
+    dw * lr)), the transpose spelled as a layout bitcast inside an elementwise kernel,
+    is tiled as a transpose is (it read dw a column at a time: 5.6 ms for 1024x1024),
+    with the interpreter's bits."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.kernels.loop import transposed_dim
+
+    text = """HloModule m
+fused {
+  w = f32[96,160] parameter(0)
+  dw = f32[160,96] parameter(1)
+  lr = f32[] constant(0.01)
+  b = f32[160,96] broadcast(lr), dimensions={}
+  m = f32[160,96] multiply(dw, b)
+  t = f32[96,160]{0,1} bitcast(m)
+  c = f32[96,160] copy(t)
+  ROOT s = f32[96,160] subtract(w, c)
+}
+ENTRY e {
+  w = f32[96,160] parameter(0)
+  dw = f32[160,96] parameter(1)
+  ROOT f = f32[96,160] fusion(w, dw), kind=kLoop, calls=fused
+}"""
+    (plan,) = plan_module(parse_hlo(text)).plans.values()
+    assert transposed_dim(plan) == 0
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((96, 160)).astype(np.float32)
+    dw = rng.standard_normal((160, 96)).astype(np.float32)
+    got, want, ex = run_both(text, w, dw)
+    assert ex.stats.fallback == 0
+    np.testing.assert_array_equal(got, w - (dw * np.float32(0.01)).T)
+    assert_same(got, want)
+
+
 def test_head_split_transpose_reads_a_reshaped_view() -> None:
     """Attention's key transpose as the `cpu` pipeline spells it: a reshape bitcast, a
     layout bitcast and a copy; the kernel moves blocks as for a plain transpose of the

@@ -254,8 +254,9 @@ def transposed_dim(plan: LoopPlan) -> int | None:
 
 def _transposed_dim(plan: LoopPlan) -> int | None:
     """The output dim that walks the contiguous dim of a transposed operand, when the
-    kernel contains a transpose of the output's shape that moves the minor dim (then the
-    loops are blocked over that dim and the output's minor dim)."""
+    kernel contains a transpose (or a dims-relabelling bitcast, `_moving_permutation`)
+    of the output's shape that moves the minor dim (then the loops are blocked over that
+    dim and the output's minor dim)."""
     dims = plan.roots[0].shape.dimensions
     rank = len(dims)
     if rank < 2 or dims[-1] < TILE:
@@ -271,13 +272,26 @@ def _transposed_dim(plan: LoopPlan) -> int | None:
         if id(ins) in seen or id(ins) in inputs:
             continue
         seen.add(id(ins))
-        if ins.opcode.value == "transpose" and ins.shape.dimensions == dims:
-            perm = list(ins.attrs["dimensions"])
-            j = perm.index(rank - 1)
+        step = _moving_permutation(ins) if ins.shape.dimensions == dims else None
+        if step is not None:
+            j = step.index(rank - 1)
             if j != rank - 1 and dims[j] >= TILE:
                 return j
         stack.extend(ins.operands)
     return None
+
+
+def _moving_permutation(ins: Instruction) -> list[int] | None:
+    """For a transpose, or a bitcast that relabels dims (a transpose into another layout,
+    as jax's gradients of `x @ w` hold `copy(bitcast(dw))`), the map from its dims to its
+    operand's when it moves the operand's minor dim; else None."""
+    if ins.opcode is O.TRANSPOSE:
+        step = list(ins.attrs["dimensions"])
+    elif ins.opcode is O.BITCAST:
+        step = _bitcast_permutation(ins)
+    else:
+        return None
+    return step if step is not None and step != sorted(step) else None
 
 
 def _tiled_nest(b: ir.IRBuilder, dims: tuple[int, ...], j: int,
