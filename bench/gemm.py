@@ -3,7 +3,8 @@
 Run: `python bench/gemm.py [--rounds 25] [--shapes 1024x1024x1024,256x1024x1024]`.
 
 For each dot shape (m x n x k; `t` after k: the lhs is read transposed, as in a weight
-gradient x^T dy), in interleaved rounds on the same arrays (other jobs share the
+gradient x^T dy; `r`: the rhs is, as in x @ w.T, PyTorch's Linear and jax's input
+gradient dy @ w^T), in interleaved rounds on the same arrays (other jobs share the
 machine):
 
 * `own`: the dot kernel hlotool compiles for it, hlotool's own gemm split across its
@@ -29,13 +30,13 @@ import numpy as np
 #: The bench cases' dots (1024^3, the MLP's layers, attention's two batched dots) and
 #: shapes around them: tall, narrow, transposed.
 SHAPES = ("1024x1024x1024,256x1024x512,256x1024x1024,256x10x1024,8x512x512x64,8x512x64x512,"
-          "4096x320x512,2048x100x1024,1024x520x1024,1024x1024x256t,8192x16x1024")
+          "4096x320x512,2048x100x1024,1024x520x1024,1024x1024x256t,256x1024x1024r,8192x16x1024")
 
 
 def _dot_text(shape: str) -> tuple[str, tuple[int, ...], tuple[int, ...], int]:
     """HLO of one dot (b x m x n x k batched, m x n x k plain), its operand dims and K."""
-    trans = shape.endswith("t")
-    dims = [int(d) for d in shape.rstrip("t").split("x")]
+    trans, trans_rhs = shape.endswith("t"), shape.endswith("r")
+    dims = [int(d) for d in shape.rstrip("tr").split("x")]
     batch, (m, n, k) = (dims[0], dims[1:]) if len(dims) == 4 else (0, dims)
     if batch:
         a, b = (batch, m, k), (batch, k, n)
@@ -43,6 +44,8 @@ def _dot_text(shape: str) -> tuple[str, tuple[int, ...], tuple[int, ...], int]:
                    "rhs_contracting_dims={1}")
     elif trans:
         a, b, numbers = (k, m), (k, n), "lhs_contracting_dims={0}, rhs_contracting_dims={0}"
+    elif trans_rhs:
+        a, b, numbers = (m, k), (n, k), "lhs_contracting_dims={1}, rhs_contracting_dims={1}"
     else:
         a, b, numbers = (m, k), (k, n), "lhs_contracting_dims={1}, rhs_contracting_dims={0}"
     out = (batch, m, n) if batch else (m, n)
