@@ -255,8 +255,9 @@ def transposed_dim(plan: LoopPlan) -> int | None:
 def _transposed_dim(plan: LoopPlan) -> int | None:
     """The output dim that walks the contiguous dim of a transposed operand, when the
     kernel contains a transpose (or a dims-relabelling bitcast, `_moving_permutation`)
-    of the output's shape that moves the minor dim (then the loops are blocked over that
-    dim and the output's minor dim)."""
+    that moves its operand's minor dim to an output dim other than the last, reached
+    from the root through same-dims ops and row-major reshapes (then the loops are
+    blocked over that dim and the output's minor dim)."""
     dims = plan.roots[0].shape.dimensions
     rank = len(dims)
     if rank < 2 or dims[-1] < TILE:
@@ -266,19 +267,45 @@ def _transposed_dim(plan: LoopPlan) -> int | None:
         j = perm.index(rank - 1)
         return j if j != rank - 1 and dims[j] >= TILE else None
     inputs = {id(i) for i in plan.inputs}
-    stack, seen = list(plan.roots), set()
+    # (instruction, where each of its dims lies in the output: None when not tracked).
+    stack: list[tuple[Instruction, list[int | None] | None]] = [
+        (r, list(range(rank))) for r in plan.roots]
+    seen: set[int] = set()
     while stack:
-        ins = stack.pop()
+        ins, at = stack.pop()
         if id(ins) in seen or id(ins) in inputs:
             continue
         seen.add(id(ins))
-        step = _moving_permutation(ins) if ins.shape.dimensions == dims else None
-        if step is not None:
-            j = step.index(rank - 1)
-            if j != rank - 1 and dims[j] >= TILE:
+        step = _moving_permutation(ins) if at is not None else None
+        if step is not None and at is not None:
+            j = at[step.index(len(step) - 1)]
+            if j is not None and j != rank - 1 and dims[j] >= TILE:
                 return j
-        stack.extend(ins.operands)
+        for o in ins.operands:
+            stack.append((o, _operand_dims_in_output(ins, o, at)))
     return None
+
+
+def _operand_dims_in_output(ins: Instruction, operand: Instruction,
+                            at: list[int | None] | None) -> list[int | None] | None:
+    """Where the dims of `operand` lie in the output, given where those of its user `ins`
+    do (`at`): the same for an operand of the same dims (elementwise, copy); through a
+    row-major reshape (bitcast), an operand dim lies in the user dim whose unit step it is
+    (split or merged dims: [4,256,2048] -> [2048,1024] puts dim 0 in dim 0); else None."""
+    if at is None:
+        return None
+    if operand.shape.dimensions == ins.shape.dimensions:
+        return at
+    if ins.opcode is not O.BITCAST or not (ins.shape.is_row_major and operand.shape.is_row_major):
+        return None
+    outer = ins.shape.dimensions
+    strides = [math.prod(outer[d + 1:]) for d in range(len(outer))]
+    found: list[int | None] = []
+    for d in range(operand.shape.rank):
+        stride = math.prod(operand.shape.dimensions[d + 1:])
+        user = next((k for k, s in enumerate(strides) if s == stride and outer[k] > 1), None)
+        found.append(at[user] if user is not None else None)
+    return found
 
 
 def _moving_permutation(ins: Instruction) -> list[int] | None:
