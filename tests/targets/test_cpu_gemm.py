@@ -200,3 +200,26 @@ def test_epilogue_sees_every_finished_block_once(batches: int, m: int, n: int, k
     assert np.all(seen == 1)
     assert all(final for *_, final in blocks) and len(blocks) > batches
     assert np.all(np.abs(c - want) <= bound)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "own"), [(256, 10, 1024, False), (64, 16, 8192, False),
+                                                  (2048, 10, 1024, True), (300, 520, 512, True)])
+def test_narrow_dots_keep_openblas_unless_tall(m: int, n: int, k: int, own: bool) -> None:
+    """A dot narrower than the gemm's strip takes OpenBLAS unless it has NARROW_OWN_ROWS
+    rows (each tile would pack a zero-padded strip for few rows); results within the
+    contraction bound either way."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu import compile_module
+    from hlotool.targets.cpu.kernels import blas
+    from tests.targets.conftest import assert_contraction_close
+
+    text = DOT.format(a=f"{m},{k}", b=f"{k},{n}", out=f"{m},{n}",
+                      dims="lhs_contracting_dims={1}, rhs_contracting_dims={0}")
+    form = blas.plan_blas_dot(parse_hlo(text).entry.root)
+    assert form is not None
+    assert form.own == (own and "+avx512f" in host().features.split(",") and host().is_x86)
+    rng = np.random.default_rng(m + n)
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    y = rng.standard_normal((k, n)).astype(np.float32)
+    got = compile_module(parse_hlo(text), cache=False, autotune=False).run([x, y])
+    assert_contraction_close(got, text, [x, y], k)

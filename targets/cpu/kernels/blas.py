@@ -296,8 +296,8 @@ def plan_blas_dot(ins: Instruction, tune: dict[str, int | str] | None = None) ->
 
 def own_gemm(dot: BlasDot) -> bool:
     """Whether a dot is hlotool's own gemm split across the threads (kernels/gemm.py): an
-    f32 gemm worth splitting (`splits`), of MR rows at least, on an x86 host with
-    AVX-512. On a Zen 4 host it ran 0.66-1.00x the time of the OpenBLAS split on 20 shapes
+    f32 gemm worth splitting (`splits`), of MR rows at least (NARROW_OWN_ROWS when it is
+    narrower than a strip), on an x86 host with AVX-512. On a Zen 4 host it ran 0.66-1.00x the time of the OpenBLAS split on 20 shapes
     (square, tall, narrow down to 10 columns, transposed, batched; docs/cpu-performance.md)
     and ahead of XLA:CPU's dots, where the OpenBLAS split ran behind them. Elsewhere
     (AVX2: its 6 x 16 tile ran behind OpenBLAS's Haswell kernels) dots keep OpenBLAS."""
@@ -306,7 +306,18 @@ def own_gemm(dot: BlasDot) -> bool:
     features = host().features
     if dot.dtype is not P.F32 or not host().is_x86 or "+avx512f" not in features.split(","):
         return False
-    return splits(dot) and dot.m >= gemm.tile(features)[0]
+    mr, nr, _ = gemm.tile(features)
+    narrow = dot.n < nr and dot.m < NARROW_OWN_ROWS
+    return splits(dot) and dot.m >= mr and not narrow
+
+
+#: Fewest rows for which a dot narrower than the gemm's strip (N < NR columns) takes
+#: hlotool's own gemm: each of its tiles packs a whole zero-padded strip of B for few
+#: rows, where OpenBLAS's narrow kernels do better. bench/gemm.py on the Intel host of
+#: 2026-12-07, own/OpenBLAS: 32x10x16384 5.3, 256x10x1024 1.9, 64x16x8192 3.4,
+#: 128x32x8192 2.2, 512x32x4096 1.5, 1024x32x1024 1.2, 256x48x4096 1.5; 1024x10x1024
+#: 0.94, 2048x10x1024 0.99, 4096x10x512 0.94, 8192x16x1024 0.83.
+NARROW_OWN_ROWS = 2048
 
 
 def _operand(dims: tuple[int, ...], batch: tuple[int, ...], rows: tuple[int, ...],
