@@ -23,6 +23,10 @@ becomes the quiet NaN 0x7fc0 with its sign, denormals are kept).
 
 from __future__ import annotations
 
+import itertools
+import math
+import operator
+
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -246,8 +250,8 @@ class ElementalEmitter:
             dims = ins.attrs.get("dimensions") or ()
             return self.value(src, tuple(index[d] for d in dims))
         if op is O.RESHAPE:
-            lin = linear_index(self.b, ins.shape.dimensions, index)
-            return self.value(src, delinearize(self.b, src.shape.dimensions, lin))
+            return self.value(src, regroup(self.b, ins.shape.dimensions, index,
+                                           src.shape.dimensions))
         if op is O.BITCAST:
             v = self.value(src, self._bitcast_index(ins, index))
             ty = u.value_type(ins.shape.element_type)
@@ -274,11 +278,10 @@ class ElementalEmitter:
 
     def _bitcast_index(self, ins: Instruction, index: Index) -> Index:
         src, dst = ins.operand(0).shape, ins.shape
-        dst_order = major_to_minor(dst)
-        lin = linear_index(self.b, [dst.dimensions[d] for d in dst_order],
-                           tuple(index[d] for d in dst_order))
-        src_order = major_to_minor(src)
-        phys = delinearize(self.b, [src.dimensions[d] for d in src_order], lin)
+        dst_order, src_order = major_to_minor(dst), major_to_minor(src)
+        phys = regroup(self.b, [dst.dimensions[d] for d in dst_order],
+                       tuple(index[d] for d in dst_order),
+                       [src.dimensions[d] for d in src_order])
         out: list[ir.Value] = [u.i64(0)] * src.rank
         for k, d in enumerate(src_order):
             out[d] = phys[k]
@@ -766,6 +769,40 @@ def linear_index(b: ir.IRBuilder, dims: Sequence[int], index: Index) -> ir.Value
         lin = i if isinstance(lin, ir.Constant) and lin.constant == 0 else \
             b.add(b.mul(lin, u.i64(n), flags=["nsw", "nuw"]), i, flags=["nsw", "nuw"])
     return lin
+
+
+def regroup(b: ir.IRBuilder, dims: Sequence[int], index: Index, to: Sequence[int]) -> Index:
+    """The row-major multi-index in an array of dims `to` of the element at `index` of
+    the same elements seen as `dims` (a reshape): dims are matched in groups of equal
+    size (where both prefix products meet), so a dim both views share keeps its index
+    as it is (no division the loop vectorizer cannot see through) and a split or
+    merged one is linearized within its group only."""
+    total = math.prod(dims)
+    if total == 0 or math.prod(to) != total:
+        return delinearize(b, to, linear_index(b, dims, index))
+    cuts = sorted(set(itertools.accumulate(dims, operator.mul, initial=1)) &
+                  set(itertools.accumulate(to, operator.mul, initial=1)))
+    out: list[ir.Value] = []
+    for lo, hi in zip(cuts, cuts[1:]):
+        mine = _group(dims, lo, hi, last=hi == total)
+        theirs = _group(to, lo, hi, last=hi == total)
+        if len(mine) == 1 and len(theirs) == 1:
+            out.append(index[mine[0]])
+            continue
+        lin = linear_index(b, [dims[k] for k in mine], tuple(index[k] for k in mine))
+        out.extend(delinearize(b, [to[k] for k in theirs], lin))
+    return tuple(out) if len(out) == len(to) else delinearize(b, to, linear_index(b, dims, index))
+
+
+def _group(dims: Sequence[int], lo: int, hi: int, last: bool) -> list[int]:
+    """The dims whose prefix product lies in [lo, hi) (the last group also takes the
+    trailing dims of size 1)."""
+    out, prefix = [], 1
+    for k, n in enumerate(dims):
+        if lo <= prefix < hi or (last and prefix == hi):
+            out.append(k)
+        prefix *= n
+    return out
 
 
 def delinearize(b: ir.IRBuilder, dims: Sequence[int], lin: ir.Value) -> Index:

@@ -297,37 +297,39 @@ ENTRY e {
     assert_same(got, want)
 
 
-def test_transpose_under_a_reshape_is_tiled() -> None:
-    """jax's gradient of a dense layer's input: elementwise math on [4, 32, 128], a
-    layout bitcast to [128, 4, 32], a copy and a reshape to [128, 128]; the transposing
-    bitcast is not of the output's dims, yet the output's dim 0 walks its operand's
-    minor dim, so the loops are tiled over it (untiled, a 2048x1024 one read its
-    operands 8 KiB apart: 29 ms)."""
+@pytest.mark.parametrize("b, r, n", [(4, 32, 128), (4, 30, 100)])
+def test_transpose_under_a_reshape_is_tiled(b: int, r: int, n: int) -> None:
+    """jax's gradient of a dense layer's input: elementwise math on [b, r, n], a layout
+    bitcast to [n, b, r], a copy and a reshape to [n, b * r]; the transposing bitcast is
+    not of the output's dims, yet the output's dim 0 walks its operand's minor dim, so
+    the loops are tiled over it (untiled, a 2048x1024 one read its operands 8 KiB apart:
+    29 ms), each tile computed in the operands' order and moved by register transposes
+    (tiles at the edges element by element: 100 x 120 is not a whole number of them)."""
     from hlotool.frontend import parse_hlo
     from hlotool.targets.cpu.codegen import plan_module
     from hlotool.targets.cpu.kernels.loop import transposed_dim
 
-    text = """HloModule m
-fused {
-  a = f32[4,32,128] parameter(0)
-  b = f32[4,32,128] parameter(1)
-  m = f32[4,32,128] multiply(a, b)
-  t = f32[128,4,32]{0,2,1} bitcast(m)
-  c = f32[128,4,32] copy(t)
-  ROOT r = f32[128,128] bitcast(c)
-}
-ENTRY e {
-  a = f32[4,32,128] parameter(0)
-  b = f32[4,32,128] parameter(1)
-  ROOT f = f32[128,128] fusion(a, b), kind=kLoop, calls=fused
-}"""
+    text = f"""HloModule m
+fused {{
+  a = f32[{b},{r},{n}] parameter(0)
+  c = f32[{b},{r},{n}] parameter(1)
+  m = f32[{b},{r},{n}] multiply(a, c)
+  t = f32[{n},{b},{r}]{{0,2,1}} bitcast(m)
+  k = f32[{n},{b},{r}] copy(t)
+  ROOT o = f32[{n},{b * r}] bitcast(k)
+}}
+ENTRY e {{
+  a = f32[{b},{r},{n}] parameter(0)
+  c = f32[{b},{r},{n}] parameter(1)
+  ROOT f = f32[{n},{b * r}] fusion(a, c), kind=kLoop, calls=fused
+}}"""
     (plan,) = plan_module(parse_hlo(text)).plans.values()
     assert transposed_dim(plan) == 0
     rng = np.random.default_rng(6)
-    a, b = (rng.standard_normal((4, 32, 128)).astype(np.float32) for _ in range(2))
-    got, want, ex = run_both(text, a, b)
+    x, y = (rng.standard_normal((b, r, n)).astype(np.float32) for _ in range(2))
+    got, want, ex = run_both(text, x, y)
     assert ex.stats.fallback == 0
-    np.testing.assert_array_equal(got, np.transpose(a * b, (2, 0, 1)).reshape(128, 128))
+    np.testing.assert_array_equal(got, np.transpose(x * y, (2, 0, 1)).reshape(n, b * r))
     assert_same(got, want)
 
 
@@ -378,4 +380,28 @@ ENTRY e {
     x = np.array([[1, 2], [0xFFFFFFFF, 7], [123456789, 0x80000000]], np.uint32)
     got, want, ex = run_both(text, x)
     assert ex.stats.fallback == 0
+    assert_same(got, want)
+
+
+@pytest.mark.parametrize("src, dst", [((6, 3, 1), (3, 3, 1, 1, 2)), ((4, 2, 6, 1), (6, 1, 2, 4)),
+                                      ((1, 4, 1), (1, 1, 2, 1, 1, 1, 2)), ((8, 12), (2, 4, 3, 4)),
+                                      ((64, 2, 96), (64, 192)), ((5, 7), (35,))])
+def test_reshapes_regroup_their_dims(src: tuple[int, ...], dst: tuple[int, ...]) -> None:
+    """A reshape inside a kernel maps indices group by group of dims of equal size
+    (`elemental.regroup`; dims of size 1 anywhere): the same values as numpy's."""
+    shape = lambda d: f"f32[{','.join(map(str, d))}]"  # noqa: E731
+    text = f"""HloModule m
+fused {{
+  p = {shape(src)} parameter(0)
+  n = {shape(src)} negate(p)
+  ROOT r = {shape(dst)} reshape(n)
+}}
+ENTRY e {{
+  p = {shape(src)} parameter(0)
+  ROOT f = {shape(dst)} fusion(p), kind=kLoop, calls=fused
+}}"""
+    x = np.arange(np.prod(src), dtype=np.float32).reshape(src)
+    got, want, ex = run_both(text, x)
+    assert ex.stats.fallback == 0
+    np.testing.assert_array_equal(got, (-x).reshape(dst))
     assert_same(got, want)

@@ -113,7 +113,8 @@ def _emit_body(fn: ir.Function, plan: LoopPlan) -> int:
         blocks = _BlockTranspose(b, fn.args[0], outs[0], plan, perm)
         outer = _tiled_nest(b, dims, tiled, store, tile, (begin, end), blocks)
     else:
-        outer = _tiled_nest(b, dims, tiled, store, tile, (begin, end))
+        staged = _Staged.make(b, emitter, plan, outs[0], tile)
+        outer = _tiled_nest(b, dims, tiled, store, tile, (begin, end), staged=staged)
     b.ret_void()
     return outer
 
@@ -253,11 +254,17 @@ def transposed_dim(plan: LoopPlan) -> int | None:
 
 
 def _transposed_dim(plan: LoopPlan) -> int | None:
+    found = _transposing(plan)
+    return None if found is None else found[0]
+
+
+def _transposing(plan: LoopPlan) -> tuple[int, Instruction | None] | None:
     """The output dim that walks the contiguous dim of a transposed operand, when the
     kernel contains a transpose (or a dims-relabelling bitcast, `_moving_permutation`)
     that moves its operand's minor dim to an output dim other than the last, reached
     from the root through same-dims ops and row-major reshapes (then the loops are
-    blocked over that dim and the output's minor dim)."""
+    blocked over that dim and the output's minor dim), and that transpose (None for a
+    pure permutation)."""
     dims = plan.roots[0].shape.dimensions
     rank = len(dims)
     if rank < 2 or dims[-1] < TILE:
@@ -265,7 +272,7 @@ def _transposed_dim(plan: LoopPlan) -> int | None:
     perm = _pure_permutation(plan)
     if perm is not None:  # also transposes spelled as layout-changing bitcasts and copies
         j = perm.index(rank - 1)
-        return j if j != rank - 1 and dims[j] >= TILE else None
+        return (j, None) if j != rank - 1 and dims[j] >= TILE else None
     inputs = {id(i) for i in plan.inputs}
     # (instruction, where each of its dims lies in the output: None when not tracked).
     stack: list[tuple[Instruction, list[int | None] | None]] = [
@@ -280,7 +287,7 @@ def _transposed_dim(plan: LoopPlan) -> int | None:
         if step is not None and at is not None:
             j = at[step.index(len(step) - 1)]
             if j is not None and j != rank - 1 and dims[j] >= TILE:
-                return j
+                return j, ins
         for o in ins.operands:
             stack.append((o, _operand_dims_in_output(ins, o, at)))
     return None
@@ -321,12 +328,110 @@ def _moving_permutation(ins: Instruction) -> list[int] | None:
     return step if step is not None and step != sorted(step) else None
 
 
+class _Staged:
+    """Tiles computed in the transposed operand's order: a kernel that reads most of its
+    bytes through a transpose under elementwise ops (jax's gradients: `bitcast(copy(
+    bitcast(f(a, b))))` with `a`, `b` in the source's layout) computes each tile with
+    the loop over dim j innermost, so those reads are contiguous and vectorize, into a
+    stack tile, then moves the tile to the output by `lanes` x `lanes` register
+    transposes, a vector store per output row; read in the output's order they were
+    gathers 8-32 KiB apart."""
+
+    def __init__(self, b: ir.IRBuilder, emitter: ElementalEmitter, root: Instruction,
+                 out: ir.Value, tile: int, lanes: int) -> None:
+        self.b, self.emitter, self.root, self.out, self.tile, self.lanes = (
+            b, emitter, root, out, tile, lanes)
+        self.ty = u.storage_type(root.shape.element_type)
+        with b.goto_entry_block():
+            self.buffer = u.stack_buffer(b, self.ty, tile * tile, "tile", align=64)
+
+    @classmethod
+    def make(cls, b: ir.IRBuilder, emitter: ElementalEmitter, plan: LoopPlan, out: ir.Value,
+             tile: int) -> _Staged | None:
+        """The staging for `plan`'s tiles, or None: one 32-bit root, tiles a whole number
+        of vectors, and more input bytes read through the transpose than around it."""
+        from hlotool.targets.cpu.jit import host
+
+        lanes = 16 if "+avx512f" in host().features.split(",") else 8
+        found = _transposing(plan)
+        root = plan.roots[0]
+        t = root.shape.element_type
+        if found is None or found[1] is None or len(plan.roots) != 1 or tile % lanes or \
+                t.bits != 32 or t.value == "pred":
+            return None
+        under = _inputs_below(found[1].operands, plan.inputs, None)
+        around = _inputs_below(plan.roots, plan.inputs, found[1])
+        moved = sum(i.shape.byte_size for i in under if all(i is not a for a in around))
+        kept = sum(i.shape.byte_size for i in around)
+        return cls(b, emitter, root, out, tile, lanes) if moved > kept else None
+
+    def tile_body(self, index: dict[int, ir.Value], j: int, last: int, corner: tuple[ir.Value, ir.Value],
+                  extent: tuple[ir.Value, ir.Value], dims: tuple[int, ...]) -> None:
+        """One tile: dims j and last from `corner`, `extent` elements along each."""
+        b, tile = self.b, u.i64(self.tile)
+        (j0, l0), (nj, nl) = corner, extent
+        with u.for_range(b, nl, name="sl") as il, u.for_range(b, nj, name="sj") as ij:
+            index[j], index[last] = b.add(j0, ij), b.add(l0, il)
+            v = self.emitter.value(self.root, tuple(index[d] for d in range(len(dims))))
+            b.store(v, self._at(il, ij))
+        whole = b.and_(b.icmp_signed("==", nj, tile), b.icmp_signed("==", nl, tile))
+        with b.if_else(whole) as (full, edge):
+            with full:
+                self._blocks(index, j, last, corner, dims)
+            with edge:
+                with u.for_range(b, nj, name="ej") as ij, u.for_range(b, nl, name="el") as il:
+                    index[j], index[last] = b.add(j0, ij), b.add(l0, il)
+                    b.store(b.load(self._at(il, ij), typ=self.ty), self._out(index, dims))
+
+    def _at(self, il: ir.Value, ij: ir.Value) -> ir.Value:
+        """The stack tile's element (il, ij)."""
+        b = self.b
+        return b.gep(self.buffer, [b.add(b.mul(il, u.i64(self.tile)), ij)], source_etype=self.ty)
+
+    def _out(self, index: dict[int, ir.Value], dims: tuple[int, ...]) -> ir.Value:
+        lin = linear_index(self.b, dims, tuple(index[d] for d in range(len(dims))))
+        return self.b.gep(self.out, [lin], source_etype=self.ty, inbounds=True)
+
+    def _blocks(self, index: dict[int, ir.Value], j: int, last: int,
+                corner: tuple[ir.Value, ir.Value], dims: tuple[int, ...]) -> None:
+        b, n = self.b, self.lanes
+        vty = ir.VectorType(self.ty, n)
+        per = self.tile // n
+        with u.for_range(b, per, name="bj") as bj, u.for_range(b, per, name="bl") as bl:
+            cj, cl = b.mul(bj, u.i64(n)), b.mul(bl, u.i64(n))
+            rows = [u.vector_load(b, self._at(b.add(cl, u.i64(r)), cj), vty) for r in range(n)]
+            for q, column in enumerate(transpose(b, rows)):
+                index[j] = b.add(corner[0], b.add(cj, u.i64(q)))
+                index[last] = b.add(corner[1], cl)
+                u.vector_store(b, column, self._out(index, dims))
+
+
+def _inputs_below(tops: list[Instruction], inputs: list[Instruction],
+                  stop: Instruction | None) -> list[Instruction]:
+    """The inputs that `tops` read, transitively, not through `stop`."""
+    wanted = {id(i) for i in inputs}
+    found: dict[int, Instruction] = {}
+    stack, seen = list(tops), set()
+    while stack:
+        ins = stack.pop()
+        if id(ins) in seen or ins is stop:
+            continue
+        seen.add(id(ins))
+        if id(ins) in wanted:
+            found[id(ins)] = ins
+            continue
+        stack.extend(ins.operands)
+    return list(found.values())
+
+
 def _tiled_nest(b: ir.IRBuilder, dims: tuple[int, ...], j: int,
                 emit: Callable[[tuple[ir.Value, ...]], None], tile: int,
-                span: tuple[ir.Value, ir.Value], blocks: _BlockTranspose | None = None) -> int:
+                span: tuple[ir.Value, ir.Value], blocks: _BlockTranspose | None = None,
+                staged: _Staged | None = None) -> int:
     """Loops over `dims` with dims j and last blocked in tile x tile tiles; the other
     dims and the tile rows of dim j form the partitioned range `span` (its size is
-    returned). With `blocks`, each tile moves BLOCK x BLOCK blocks at a time."""
+    returned). With `blocks`, each tile moves BLOCK x BLOCK blocks at a time; with
+    `staged`, each tile is computed in the transposed operand's order first."""
     last = len(dims) - 1
     outer = [d for d in range(len(dims)) if d not in (j, last)]
     flat = [dims[d] for d in outer] + [-(-dims[j] // tile)]
@@ -345,6 +450,9 @@ def _tiled_nest(b: ir.IRBuilder, dims: tuple[int, ...], j: int,
                     index[j] = b.add(j0, b.mul(bj, per))
                     index[last] = b.add(l0, b.mul(bl, per))
                     blocks(index, j, last)
+                return math.prod(flat)
+            if staged is not None:
+                staged.tile_body(index, j, last, (j0, l0), (nj, nl), dims)
                 return math.prod(flat)
             with u.for_range(b, nj, name="ij") as ij, u.for_range(b, nl, name="il") as il:
                 index[j] = b.add(j0, ij)
