@@ -91,3 +91,17 @@ def kernel_ir(text: str) -> str:
     ex = compile_module(parse_hlo(text), keep_asm=True, cache=False, autotune=False)
     assert ex.library is not None
     return ex.library.llvm_ir
+
+
+def fusion_module(params: str, body: str, out: str, args: str, kind: str = "kLoop") -> str:
+    """HLO text of an entry that calls one fusion of `kind` whose parameter lines (the
+    entry's too) are `params` and whose other lines are `body`."""
+    return f"""HloModule m
+f {{
+{params}
+{body}
+}}
+ENTRY e {{
+{params}
+  ROOT o = {out} fusion({args}), kind={kind}, calls=f
+}}"""

@@ -22,7 +22,7 @@ from hlotool.targets.cpu.kernels import blas, gemm, parallel
 from hlotool.targets.cpu.kernels.dot import DotPlan
 from hlotool.targets.cpu.kernels.dot_fusion import DotFusionPlan
 from hlotool.targets.cpu.kernels.loop import LoopPlan
-from tests.targets.conftest import assert_contraction_close, assert_same
+from tests.targets.conftest import assert_contraction_close, assert_same, fusion_module
 
 
 @pytest.fixture
@@ -36,15 +36,7 @@ def own(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def module(params: str, body: str, out: str, args: str) -> str:
     """An entry that calls one kOutput fusion of `body` (parameters `params`)."""
-    return f"""HloModule m
-f {{
-{params}
-{body}
-}}
-ENTRY e {{
-{params}
-  ROOT o = {out} fusion({args}), kind=kOutput, calls=f
-}}"""
+    return fusion_module(params, body, out, args, "kOutput")
 
 
 BIAS = module("""  x = f32[256,512] parameter(0)

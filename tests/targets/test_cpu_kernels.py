@@ -389,17 +389,12 @@ ENTRY e {
 def test_reshapes_regroup_their_dims(src: tuple[int, ...], dst: tuple[int, ...]) -> None:
     """A reshape inside a kernel maps indices group by group of dims of equal size
     (`elemental.regroup`; dims of size 1 anywhere): the same values as numpy's."""
+    from tests.targets.conftest import fusion_module
+
     shape = lambda d: f"f32[{','.join(map(str, d))}]"  # noqa: E731
-    text = f"""HloModule m
-fused {{
-  p = {shape(src)} parameter(0)
-  n = {shape(src)} negate(p)
-  ROOT r = {shape(dst)} reshape(n)
-}}
-ENTRY e {{
-  p = {shape(src)} parameter(0)
-  ROOT f = {shape(dst)} fusion(p), kind=kLoop, calls=fused
-}}"""
+    text = fusion_module(f"  p = {shape(src)} parameter(0)",
+                         f"  n = {shape(src)} negate(p)\n  ROOT r = {shape(dst)} reshape(n)",
+                         shape(dst), "p")
     x = np.arange(np.prod(src), dtype=np.float32).reshape(src)
     got, want, ex = run_both(text, x)
     assert ex.stats.fallback == 0
