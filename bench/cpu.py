@@ -1,7 +1,8 @@
 """hlotool's CPU target against XLA:CPU as users run them, side by side in one run.
 
-Run: `python bench/cpu.py [--set headline|reductions|all] [--cases gelu,softmax] [--rounds 5]
-[--runs 20] [--markdown]` (`--set reductions`: reductions of other shapes than the headline's).
+Run: `python bench/cpu.py [--set headline|reductions|more|shapes|all] [--cases gelu,softmax] [--rounds 5]
+[--runs 20] [--markdown]` (`--set reductions`: reductions of other shapes than the headline's; `--set shapes`:
+the headline's kinds at other shapes).
 
 Each case is a jax function. Its HLO before XLA's passes (what a JAX dump holds) and its
 inputs are written to a temporary directory, then:
@@ -243,6 +244,59 @@ def reduction_cases() -> list[Case]:
         Case("sum 1000x1000", lambda x: x.sum(), [n(1000, 1000)]),
         Case("max 4096x4096", lambda x: x.max(), [n(4096, 4096)]),
         Case("sum 4096x4096", lambda x: x.sum(), [n(4096, 4096)]),
+    ]
+
+
+def shapes_cases() -> list[Case]:
+    """The headline's kinds at other shapes (`--set shapes`), as modules it was not
+    tuned on: matmuls of 512, 1000 (not a multiple of the tile) and 2048, a batch-64
+    MLP, `x @ w.T` (PyTorch's Linear) and a narrow classifier dot, 1x1 and strided
+    convolutions, attention over 1024 tokens, softmax over 1000 classes, layernorm
+    512x768, a 3-D transpose, gelu of 1M and a middle-dim sum."""
+    import jax
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(3)
+    n = lambda *s: rng.standard_normal(s).astype(f32)  # noqa: E731
+
+    def conv(x: Any, w: Any, stride: int = 1) -> Any:
+        return jax.lax.conv_general_dilated(x, w, (stride, stride), "SAME",
+                                            dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+    def attention(q: Any, k: Any, v: Any) -> Any:
+        qh, kh, vh = (t.reshape(1024, 16, 64).transpose(1, 0, 2) for t in (q, k, v))
+        p = jax.nn.softmax(qh @ kh.transpose(0, 2, 1) / 8.0, axis=-1)
+        return (p @ vh).transpose(1, 0, 2).reshape(1024, 1024)
+
+    def layernorm(x: Any) -> Any:
+        return (x - x.mean(1, keepdims=True)) / jnp.sqrt(x.var(1, keepdims=True) + 1e-5)
+
+    return [
+        Case("matmul 512^3", lambda a, b: a @ b, [n(512, 512), n(512, 512)], flops=2.0 * 512**3),
+        Case("matmul 1000^3", lambda a, b: a @ b, [n(1000, 1000), n(1000, 1000)],
+             flops=2.0 * 1000**3),
+        Case("matmul 2048^3", lambda a, b: a @ b, [n(2048, 2048), n(2048, 2048)],
+             flops=2.0 * 2048**3),
+        Case("MLP 784-512-10 b64", lambda x, w1, w2: jnp.maximum(x @ w1, 0) @ w2,
+             [n(64, 784), n(784, 512) * f32(0.03), n(512, 10) * f32(0.03)],
+             flops=2.0 * 64 * (784 * 512 + 512 * 10)),
+        Case("linear x @ w.T 256x1024x1024", lambda x, w, b: x @ w.T + b,
+             [n(256, 1024), n(1024, 1024) * f32(0.03), n(1024)], flops=2.0 * 256 * 1024**2),
+        Case("classifier 32x16384 @ 16384x10", lambda a, b: a @ b, [n(32, 16384), n(16384, 10)],
+             flops=2.0 * 32 * 16384 * 10),
+        Case("conv1x1 8x28x28x256->128", conv, [n(8, 28, 28, 256), n(1, 1, 256, 128) * f32(0.05)],
+             flops=2.0 * 8 * 28 * 28 * 256 * 128),
+        Case("conv3x3 s2 8x56x56x64->128", lambda x, w: conv(x, w, 2),
+             [n(8, 56, 56, 64), n(3, 3, 64, 128) * f32(0.05)],
+             flops=2.0 * 8 * 28 * 28 * 9 * 64 * 128),
+        Case("attention s1024 d1024 h16", attention, [n(1024, 1024), n(1024, 1024), n(1024, 1024)],
+             flops=2 * 2.0 * 16 * 1024 * 1024 * 64),
+        Case("softmax 4096x1000", lambda x: jax.nn.softmax(x, axis=-1), [n(4096, 1000)]),
+        Case("layernorm 512x768", layernorm, [n(512, 768)]),
+        Case("transpose 64x512x512 (0,2,1)", lambda x: jnp.transpose(x, (0, 2, 1)) + 0,
+             [n(64, 512, 512)]),
+        Case("gelu 1000x1000", jax.nn.gelu, [n(1000, 1000)]),
+        Case("sum middle 64x1000x64", lambda x: x.sum(axis=1), [n(64, 1000, 64)]),
     ]
 
 
@@ -494,10 +548,11 @@ def rich_table(rows: list[Row], title: str) -> Any:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=["headline", "reductions", "more", "all"],
+    parser.add_argument("--set", choices=["headline", "reductions", "more", "shapes", "all"],
                         default="headline",
                         help="the 10 headline cases (default), reductions of other shapes, "
-                             "reductions as models hold them, or all")
+                             "reductions as models hold them, the headline's kinds at "
+                             "other shapes, or all")
     parser.add_argument("--cases", default="", help="comma-separated substrings of case names")
     parser.add_argument("--rounds", type=int, default=5,
                         help="interleaved rounds of XLA and hlotool timings per case")
@@ -509,7 +564,8 @@ def main(argv: list[str] | None = None) -> None:
 
     wanted = [w.strip().lower() for w in opts.cases.split(",") if w.strip()]
     pool = {"headline": cases, "reductions": reduction_cases, "more": more_cases,
-            "all": lambda: cases() + reduction_cases() + more_cases()}[opts.set]()
+            "shapes": shapes_cases,
+            "all": lambda: cases() + reduction_cases() + more_cases() + shapes_cases()}[opts.set]()
     selected = [c for c in pool if not wanted or any(w in c.name.lower() for w in wanted)]
     # Before hlotool's CPU target is imported: it runs OpenBLAS on one thread per call.
     bandwidth, flops = copy_bandwidth(), sgemm_flops()
