@@ -1,8 +1,8 @@
 """hlotool's CPU target against XLA:CPU as users run them, side by side in one run.
 
-Run: `python bench/cpu.py [--set headline|reductions|more|shapes|all] [--cases gelu,softmax] [--rounds 5]
-[--runs 20] [--markdown]` (`--set reductions`: reductions of other shapes than the headline's; `--set shapes`:
-the headline's kinds at other shapes).
+Run: `python bench/cpu.py [--set headline|reductions|more|shapes|all] [--cases gelu,softmax]
+[--rounds 5] [--runs 20] [--markdown]` (`--set reductions`: reductions of other shapes than
+the headline's; `--set shapes`: the headline's kinds at other shapes).
 
 Each case is a jax function. Its HLO before XLA's passes (what a JAX dump holds) and its
 inputs are written to a temporary directory, then:
