@@ -225,11 +225,66 @@ def _param_reused(param: Instruction) -> bool:
     return False
 
 
-def emission_count(body: Computation, param: Instruction) -> int:
+#: Per instruction of a fused computation: (instruction, the ids of the instructions
+#: whose index it is read with, its emission count), by id (`emission_count`'s memo).
+EmissionMemo = dict[int, tuple[Instruction, set[int], int]]
+
+
+def emission_count(body: Computation, param: Instruction, memo: EmissionMemo | None = None) -> int:
     """How many times the value at `param` would be computed when the fusion is
     emitted elementally (XLA's FusionNodeIndexingEvaluation): users that index the
-    value differently each need their own copy of it."""
-    return emission_counts(body).get(id(param), 0)
+    value differently each need their own copy of it. `emission_counts(body)[param]`,
+    walking only what uses `param` and is not in `memo` (which keeps what it walks,
+    parameters excepted: a node's count depends only on its users, so a fusion that
+    grows at its parameters keeps the memo of its other nodes)."""
+    root = body.root
+    memo = {} if memo is None else memo
+    sets: dict[int, set[int]] = {}
+    counts: dict[int, int] = {}
+    for ins in _users_first(param, memo):
+        indexing = {id(ins)} if ins is root else set()
+        for user in ins.unique_users:
+            known = memo.get(id(user))
+            user_set = known[1] if known is not None and known[0] is user else sets[id(user)]
+            if user.opcode is O.TRANSPOSE or ins.shape.dimensions == user.shape.dimensions:
+                indexing |= user_set
+            else:
+                indexing.add(id(user))
+        sets[id(ins)] = indexing
+        count = 1 if ins is root else sum(_count(u, memo, counts) for u in indexing)
+        counts[id(ins)] = count
+        if ins.opcode is not O.PARAMETER:
+            memo[id(ins)] = (ins, indexing, count)
+    return counts[id(param)]
+
+
+def _count(key: int, memo: EmissionMemo, counts: dict[int, int]) -> int:
+    hit = counts.get(key)
+    return memo[key][2] if hit is None else hit
+
+
+def _users_first(start: Instruction, memo: EmissionMemo) -> list[Instruction]:
+    """`start` and everything using it that `memo` does not hold, each after all of its
+    users."""
+    order: list[Instruction] = []
+    seen: set[int] = set()
+    stack: list[tuple[Instruction, bool]] = [(start, False)]
+
+    def new(ins: Instruction) -> bool:
+        known = memo.get(id(ins))
+        return id(ins) not in seen and (known is None or known[0] is not ins)
+
+    while stack:
+        ins, finished = stack.pop()
+        if finished:
+            order.append(ins)
+            continue
+        if not new(ins):
+            continue
+        seen.add(id(ins))
+        stack.append((ins, True))
+        stack.extend((u, False) for u in ins.users if new(u))
+    return order
 
 
 def emission_counts(body: Computation) -> dict[int, int]:
@@ -321,13 +376,17 @@ class Fuser:
         size = len(body.instructions)
         value = self.clone_producer(fusion, producer, moving)
         created = body.instructions[size:]
-        self.facts.forget(body)
-        body.parameter(number).replace_all_uses_with(value)
+        param = body.parameter(number)
+        readers = _divisor_readers(param)
+        before = sum(1 for u in readers if is_expensive(u))
+        param.replace_all_uses_with(value)
+        cheaper = before - sum(1 for u in readers if is_expensive(u))
         self.remove_param(fusion, number)
         if moving:
             self.remove(producer)
         reorder(body, created)
-        self._touch(fusion)
+        self.touched[id(fusion)] = fusion
+        self.facts.grown(fusion, created, cheaper)
 
     def clone_producer(
         self, fusion: Instruction, producer: Instruction, moving: bool
@@ -399,6 +458,20 @@ class Fuser:
         self.module.computations = self.module.computation_post_order()
 
 
+def _divisor_readers(param: Instruction) -> list[Instruction]:
+    """The instructions whose `is_expensive` may change when `param` is replaced: its
+    users and, through broadcasts, theirs (an integer division by a constant splat is
+    cheap)."""
+    out: list[Instruction] = []
+    stack = list(param.unique_users)
+    while stack:
+        ins = stack.pop()
+        out.append(ins)
+        if ins.opcode is O.BROADCAST:
+            stack.extend(ins.unique_users)
+    return list(dict.fromkeys(out))
+
+
 def reorder(body: Computation, created: list[Instruction]) -> None:
     """Keep a fused computation topological after cloning `created` into it:
     parameters first, then the new instructions, then the others in their order."""
@@ -446,9 +519,13 @@ class BodyFacts:
     growable: bool
     dots: int
     reduces: int
-    expensive: bool
+    #: How many of its instructions are expensive (`is_expensive`).
+    expensive_nodes: int
     params: dict[int, Instruction]
-    emissions: dict[int, int] | None = None
+    #: Emission counts of the parameters asked about (`FusionFacts.emission_count`).
+    emissions: dict[int, int] = field(default_factory=dict)
+    #: `emission_count`'s memo of the other nodes, kept as the body grows.
+    memo: EmissionMemo = field(default_factory=dict)
 
 
 @dataclass
@@ -468,6 +545,33 @@ class FusionFacts:
     def forget(self, body: Computation) -> None:
         self.known.pop(id(body), None)
 
+    def grown(self, fusion: Instruction, created: list[Instruction], cheaper: int) -> None:
+        """`fusion`'s body took the instructions `created` at its parameters (and lost
+        the parameter they replace, whose users count `cheaper` fewer expensive ones
+        now: an integer division by a constant is cheap): update its facts instead of
+        recomputing them."""
+        body: Computation = fusion.attrs["calls"]
+        old = self.known.get(id(body))
+        if old is None or old.body is not body:
+            return
+        new = [i.opcode for i in created if i.opcode is not O.PARAMETER]
+        params: dict[int, Instruction] = {}
+        for ins in body.instructions:  # parameters lead (`reorder`)
+            if ins.opcode is not O.PARAMETER:
+                break
+            params[ins.parameter_number] = ins
+        self.known[id(body)] = BodyFacts(
+            body,
+            growable=old.growable and all(op in _GROWABLE for op in new),
+            dots=old.dots + sum(1 for op in new if op in _DOTS),
+            reduces=old.reduces + sum(1 for op in new if op in _REDUCES),
+            expensive_nodes=old.expensive_nodes - cheaper + sum(
+                1 for i in created if i.opcode is not O.PARAMETER and is_expensive(i)
+            ),
+            params=params,
+            memo=old.memo,
+        )
+
     def growable(self, ins: Instruction) -> bool:
         """is_growable_fusion, remembered."""
         return ins.opcode is O.FUSION and self.of(ins).growable
@@ -481,17 +585,19 @@ class FusionFacts:
 
     def expensive(self, ins: Instruction) -> bool:
         """is_expensive, remembered for fusions."""
-        return self.of(ins).expensive if ins.opcode is O.FUSION else is_expensive(ins)
+        return self.of(ins).expensive_nodes > 0 if ins.opcode is O.FUSION else is_expensive(ins)
 
     def parameter(self, fusion: Instruction, number: int) -> Instruction:
         return self.of(fusion).params[number]
 
     def emission_count(self, fusion: Instruction, number: int) -> int:
-        """emission_count of parameter `number`, one walk per body version."""
+        """emission_count of parameter `number`, remembered per body version."""
         facts = self.of(fusion)
-        if facts.emissions is None:
-            facts.emissions = emission_counts(facts.body)
-        return facts.emissions.get(id(facts.params[number]), 0)
+        param = facts.params[number]
+        count = facts.emissions.get(id(param))
+        if count is None:
+            count = facts.emissions[id(param)] = emission_count(facts.body, param, facts.memo)
+        return count
 
     def fusible_consumer(self, ins: Instruction) -> bool:
         """A growable fusion or a loop-fusible op with operands (no control edges, no
@@ -514,7 +620,9 @@ def _body_facts(fusion: Instruction, body: Computation) -> BodyFacts:
         growable=all(op in _GROWABLE for op in opcodes),
         dots=sum(1 for op in opcodes if op in _DOTS),
         reduces=sum(1 for op in opcodes if op in _REDUCES),
-        expensive=is_expensive(fusion),
+        expensive_nodes=sum(
+            1 for i in body.instructions if i.opcode is not O.PARAMETER and is_expensive(i)
+        ),
         params={i.parameter_number: i for i in body.instructions if i.opcode is O.PARAMETER},
     )
 
@@ -556,6 +664,16 @@ class InstructionFusionPass(Pass):
         return changed
 
 
+@dataclass(frozen=True, slots=True)
+class _Consumer:
+    """What the decisions ask about one consumer, computed once per candidate scan (the
+    consumer does not change while its operands are ranked)."""
+
+    ins: Instruction
+    dots: int
+    reduces: int
+
+
 @dataclass
 class _Planner:
     """The fusion decision (XLA's ShouldFuse): None to fuse, else the reason not to."""
@@ -564,40 +682,59 @@ class _Planner:
     may_duplicate: bool
     row_fusion: bool = True
     facts: FusionFacts = field(default_factory=FusionFacts)
+    #: `_intrinsic` per non-fusion producer (its opcode, shape, control edges and side
+    #: effects never change during the pass), keyed by id with the instruction kept.
+    _intrinsic: dict[int, tuple[Instruction, str | None]] = field(default_factory=dict)
+    #: `_copy_refusal` per non-fusion producer, the same way.
+    _copies: dict[int, tuple[Instruction, str | None]] = field(default_factory=dict)
 
-    def should_fuse(self, consumer: Instruction, number: int, unfusible: set[int]) -> str | None:
-        producer = consumer.operand(number)
-        reason = self._producer(producer, consumer) or self._shape_of_fusion(
+    def consumer(self, ins: Instruction) -> _Consumer | None:
+        """The consumer's facts, or None when it cannot take any producer."""
+        if not self.facts.fusible_consumer(ins):
+            return None
+        count = self.facts.hero_count
+        return _Consumer(ins, count(ins, _DOTS), count(ins, _REDUCES))
+
+    def should_fuse(self, consumer: _Consumer, number: int, unfusible: set[int]) -> str | None:
+        ins = consumer.ins
+        producer = ins.operand(number)
+        # Every check must pass; the most frequent refusal (a shared expensive producer)
+        # goes first.
+        if not producer.used_only_by(ins):
+            reason = self._duplication(producer, unfusible)
+            if reason:
+                return reason
+        reason = self._producer(producer, ins) or self._shape_of_fusion(
             consumer, producer, number
         )
         if reason:
             return reason
-        if not producer.used_only_by(consumer):
-            reason = self._duplication(producer, unfusible)
-            if reason:
-                return reason
         if (
             self.facts.expensive(producer)
-            and reuses_operand_elements(consumer, number)
-            and not self._row_fusion(consumer, producer)
+            and self._reuses(ins, number)
+            and not self._row_fusion(ins, producer)
         ):
             return "expensive producer and the consumer reuses its elements"
-        return self._limits(consumer, producer, number)
+        return self._limits(ins, producer, number)
+
+    def _reuses(self, consumer: Instruction, number: int) -> bool:
+        """reuses_operand_elements, reading a fusion's parameter from its facts."""
+        if consumer.opcode is O.FUSION:
+            return _param_reused(self.facts.parameter(consumer, number))
+        return _reuses(consumer, number)
 
     def _row_fusion(self, consumer: Instruction, producer: Instruction) -> bool:
         """Is the reuse a row broadcast of a row fusion (fine: once per row)?"""
         return self.rules.row_fusion and self.row_fusion and forms_row_fusion(consumer, producer)
 
     def _producer(self, producer: Instruction, consumer: Instruction) -> str | None:
-        if not self.facts.fusible_consumer(consumer):
-            return "consumer is not fusible"
-        if (
+        op = producer.opcode
+        if op in (O.CONSTANT, O.FUSION) and (
             producer.control_predecessors
             or producer.control_successors
             or has_side_effect(producer)
         ):
             return "producer has control edges or side effects"
-        op = producer.opcode
         if op is O.CONSTANT:
             if producer.shape.element_count != 1 or not producer.shape.is_array:
                 return "non-scalar constants stay unfused"
@@ -606,6 +743,20 @@ class _Planner:
             if not self.rules.merge_fusions or not self._growable(producer):
                 return "producer fusion is not mergeable"
             return "multi-output producer" if producer.shape.is_tuple else None
+        hit = self._intrinsic.get(id(producer))
+        if hit is None or hit[0] is not producer:
+            hit = self._intrinsic[id(producer)] = (producer, self._intrinsic_reason(producer))
+        return hit[1]
+
+    def _intrinsic_reason(self, producer: Instruction) -> str | None:
+        """Why a non-fusion, non-constant producer can never be fused, if it cannot."""
+        if (
+            producer.control_predecessors
+            or producer.control_successors
+            or has_side_effect(producer)
+        ):
+            return "producer has control edges or side effects"
+        op = producer.opcode
         if op in (O.DOT, O.CONVOLUTION):
             return None if self.rules.output_fusion else "output fusion is off"
         if op in NOT_A_PRODUCER or not is_loop_fusible(producer):
@@ -613,36 +764,50 @@ class _Planner:
         return None
 
     def _shape_of_fusion(
-        self, consumer: Instruction, producer: Instruction, number: int
+        self, consumer: _Consumer, producer: Instruction, number: int
     ) -> str | None:
         """Hero rules: one dot/convolution with an elementwise epilogue; a few reduces;
         the operands of a dot or convolution stay parameters."""
         count = self.facts.hero_count
-        consumer_dots = count(consumer, _DOTS)
         producer_dots = count(producer, _DOTS)
-        if consumer_dots and (producer_dots or count(producer, _REDUCES)):
+        producer_reduces = count(producer, _REDUCES)
+        if consumer.dots and (producer_dots or producer_reduces):
             return "one hero per output fusion"
-        if consumer_dots and _feeds_hero(self.facts.parameter(consumer, number)):
+        if consumer.dots and _feeds_hero(self.facts.parameter(consumer.ins, number)):
             return "operands of a dot or convolution stay parameters"
         if producer_dots and (
-            count(consumer, _REDUCES)
-            or not _elementwise_epilogue(consumer, producer, number)
+            consumer.reduces
+            or not _elementwise_epilogue(consumer.ins, producer, number)
         ):
             return "a dot's epilogue must be elementwise"
-        reduces = count(consumer, _REDUCES) + count(producer, _REDUCES)
+        reduces = consumer.reduces + producer_reduces
         if reduces > self.rules.max_reductions:
             return "too many reductions in one fusion"
         return None
 
     def _duplication(self, producer: Instruction, unfusible: set[int]) -> str | None:
+        """Why `producer`, which others use too, may not be copied into the consumer."""
+        if producer.opcode is O.FUSION:
+            reason = self._copy_refusal(producer)
+        else:
+            hit = self._copies.get(id(producer))
+            if hit is None or hit[0] is not producer:
+                hit = self._copies[id(producer)] = (producer, self._copy_refusal(producer))
+            reason = hit[1]
+        if reason or producer.opcode is O.CONSTANT or is_always_duplicable(producer):
+            return reason
+        if not self.may_duplicate or id(producer) in unfusible:
+            return "producer would be duplicated"
+        return None
+
+    def _copy_refusal(self, producer: Instruction) -> str | None:
+        """The part of `_duplication` that depends on the producer alone."""
         if producer.opcode is O.CONSTANT or is_always_duplicable(producer):
             return None
         if producer.opcode in HERO_KIND or self.facts.expensive(producer):
             return "expensive producer would be duplicated"
         if producer.opcode is O.FUSION and not _cheap_to_recompute(producer):
             return "producer fusion would be duplicated"
-        if not self.may_duplicate or id(producer) in unfusible:
-            return "producer would be duplicated"
         return None
 
     def _limits(self, consumer: Instruction, producer: Instruction, number: int) -> str | None:
@@ -789,12 +954,16 @@ class _Run:
             changed = True
 
     def _next_producer(self, consumer: Instruction, unfusible: set[int]) -> int | None:
+        facts = self.planner.consumer(consumer)
+        if facts is None:
+            return None
+        position = self.position
         numbers = sorted(
             range(consumer.operand_count),
-            key=lambda k: -self.position.get(id(consumer.operand(k)), -1),
+            key=lambda k: -position.get(id(consumer.operand(k)), -1),
         )
         for k in numbers:
-            if self.planner.should_fuse(consumer, k, unfusible) is None:
+            if self.planner.should_fuse(facts, k, unfusible) is None:
                 return k
         return None
 

@@ -167,3 +167,61 @@ ENTRY main {
     # r1 feeds the other reduction's fusion, so they cannot share a kernel.
     assert module.entry.instruction("r1").opcode is O.REDUCE
     assert sum(1 for i in module.entry.instructions if i.opcode is O.FUSION) == 1
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_incremental_facts_match_a_fresh_walk(case: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The facts a growing fusion keeps (`FusionFacts.grown`, the emission memo) equal
+    those computed from scratch after every growth step."""
+    steps = _check_facts(monkeypatch)
+    module = parse_hlo((case / "module.hlo").read_text())
+    for name in ("algebraic-simplify", "layout-assignment", "instruction-fusion"):
+        make_pass(name).run(module)
+    assert steps["grown"] == steps["checked"]
+
+
+def test_a_constant_divisor_makes_its_division_cheap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An integer remainder by a broadcast parameter is expensive until the constant
+    behind the broadcast is fused in; the fusion's count of expensive nodes follows."""
+    steps = _check_facts(monkeypatch)
+    _fuse("""
+HloModule m
+ENTRY main {
+  x = s32[64]{0} parameter(0)
+  c = s32[] constant(7)
+  b = s32[64]{0} broadcast(c), dimensions={}
+  r = s32[64]{0} remainder(x, b)
+  ROOT n = s32[64]{0} negate(r)
+}""")
+    assert steps["cheaper"] == 1 and steps["grown"] == steps["checked"]
+
+
+def _check_facts(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Wrap FusionFacts so that each update and emission count is checked against
+    `_body_facts` and `emission_counts`; returns the counts of checks done."""
+    from hlotool.passes import instruction_fusion as F
+
+    steps = {"grown": 0, "checked": 0, "cheaper": 0}
+    grown, count = F.FusionFacts.grown, F.FusionFacts.emission_count
+
+    def checked_grown(self: F.FusionFacts, fusion: object, created: list, cheaper: int) -> None:
+        grown(self, fusion, created, cheaper)
+        steps["cheaper"] += cheaper
+        body = fusion.attrs["calls"]  # type: ignore[attr-defined]
+        if id(body) not in self.known:  # nothing was asked about it yet
+            return
+        steps["grown"] += 1
+        kept, fresh = self.known[id(body)], F._body_facts(fusion, body)  # type: ignore[arg-type]
+        assert (kept.growable, kept.dots, kept.reduces, kept.expensive_nodes, kept.params) == \
+            (fresh.growable, fresh.dots, fresh.reduces, fresh.expensive_nodes, fresh.params)
+        steps["checked"] += 1
+
+    def checked_count(self: F.FusionFacts, fusion: object, number: int) -> int:
+        got = count(self, fusion, number)
+        facts = self.of(fusion)  # type: ignore[arg-type]
+        assert got == F.emission_counts(facts.body).get(id(facts.params[number]), 0)
+        return got
+
+    monkeypatch.setattr(F.FusionFacts, "grown", checked_grown)
+    monkeypatch.setattr(F.FusionFacts, "emission_count", checked_count)
+    return steps
