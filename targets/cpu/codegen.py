@@ -33,6 +33,7 @@ from hlotool.targets.cpu.kernels.copy import CopyPlan, plan_byte_copy
 from hlotool.targets.cpu.kernels.depthwise import DepthwisePlan
 from hlotool.targets.cpu.kernels.dot_fusion import DotFusionPlan, plan_dot_fusion
 from hlotool.targets.cpu.kernels.rng import RngPlan, plan_rng
+from hlotool.targets.cpu.compile_workers import KERNEL_MARK
 from hlotool.targets.cpu.kernels.row import RowPlan, emit_row_kernel
 from hlotool.targets.cpu.kernels.sort import SortPlan, plan_sort, plan_topk
 from hlotool.targets.cpu.kernels.reduce import (
@@ -430,6 +431,7 @@ def build_llvm_module(name: str, plans: list[KernelPlan]) -> tuple[dict[Pipeline
             pipeline = pipeline_of(plan)
             unit_declares = declares.setdefault(pipeline, {})
             unit_bodies = bodies.setdefault(pipeline, [])
+            unit_bodies.append(KERNEL_MARK)  # where `compile_workers.split` may cut
             for line in text.replace(_PLACEHOLDER, plan.name).splitlines():
                 if line.startswith("declare ") or " = external global " in line:
                     unit_declares[line] = None

@@ -270,6 +270,8 @@ class CodeLibrary:
         self.cache_hit = False
         #: The object files, one per unit, after `finalize` (what the disk cache keeps).
         self.objects: list[bytes] = []
+        #: Processes `finalize` compiles the units in (`compile_workers`).
+        self._processes = 1
 
     def add_ir_module(self, text: str, pipeline: Pipeline = Pipeline.FULL) -> None:
         """Parse and verify textual LLVM IR: one more unit, compiled by `pipeline`."""
@@ -283,9 +285,20 @@ class CodeLibrary:
         self._units.append(_Unit(mod, pipeline))
 
     def add_units(self, units: dict[Pipeline, str]) -> None:
-        """Add one unit per pipeline (`codegen.build_llvm_module`'s output)."""
+        """Add one unit per pipeline (`codegen.build_llvm_module`'s output); a large
+        full-pipeline text becomes one unit per core (`compile_workers`), first."""
+        from hlotool.targets.cpu.compile_workers import parts_for, split
+        from hlotool.targets.cpu.kernels.parallel import threads
+
+        full = units.get(Pipeline.FULL)
+        if full is not None:
+            parts = split(full, parts_for(full, threads()))
+            self._processes = len(parts)
+            for part in parts:
+                self.add_ir_module(part, Pipeline.FULL)
         for pipeline, text in units.items():
-            self.add_ir_module(text, pipeline)
+            if pipeline is not Pipeline.FULL:
+                self.add_ir_module(text, pipeline)
 
     def _optimize(self, unit: _Unit) -> None:
         mod = unit.module
@@ -306,24 +319,28 @@ class CodeLibrary:
             return
         if not self._units:
             raise RuntimeError(f"library {self.name} has no module")
-        objects: list[bytes] = []
-        irs, asms = [], []
-        for unit in self._units:
-            self._optimize(unit)
-            heading = f"; {unit.module.name}: {unit.pipeline.value} pipeline"
-            irs.append(f"{heading}\n{unit.module}")
-            machine = _codegen_machine(unit.pipeline.codegen_level)
-            with codegen_options(unit.pipeline):
-                if keep_asm:
-                    with self.timings.record("emit-asm"):
-                        asm = machine.emit_assembly(unit.module)
-                        asms.append(f"# {heading[2:]}\n{asm}")
-                with self.timings.record("codegen"):
-                    objects.append(machine.emit_object(unit.module))
-        self.llvm_ir = "\n".join(irs)
-        self.asm = "\n".join(asms)
-        self.objects = objects
-        self.load_objects(objects)
+        from hlotool.targets.cpu.compile_workers import compile_all
+
+        results = compile_all(self._units, lambda unit: self._compile(unit, keep_asm),
+                              self._processes)
+        self.llvm_ir = "\n".join(ir_text for _, ir_text, _ in results)
+        self.asm = "\n".join(asm for _, _, asm in results if asm)
+        self.objects = [obj for obj, _, _ in results]
+        self.load_objects(self.objects)
+
+    def _compile(self, unit: _Unit, keep_asm: bool) -> tuple[bytes, str, str]:
+        """Optimise and compile one unit: (object file, optimised IR, assembly or "")."""
+        self._optimize(unit)
+        heading = f"; {unit.module.name}: {unit.pipeline.value} pipeline"
+        ir_text = f"{heading}\n{unit.module}"
+        asm = ""
+        machine = _codegen_machine(unit.pipeline.codegen_level)
+        with codegen_options(unit.pipeline):
+            if keep_asm:
+                with self.timings.record("emit-asm"):
+                    asm = f"# {heading[2:]}\n{machine.emit_assembly(unit.module)}"
+            with self.timings.record("codegen"):
+                return machine.emit_object(unit.module), ir_text, asm
 
     def load_objects(self, objects: list[bytes]) -> None:
         """Use object files emitted earlier instead of compiling (disk cache hit)."""
