@@ -374,17 +374,22 @@ class Fuser:
         number = fusion.operands.index(producer)
         moving = producer.used_only_by(fusion)
         size = len(body.instructions)
+        params = fusion.operand_count
+        ordered = _parameters_lead(body.instructions, params)
         value = self.clone_producer(fusion, producer, moving)
         created = body.instructions[size:]
-        param = body.parameter(number)
+        param = body.instructions[number] if ordered else body.parameter(number)
         readers = _divisor_readers(param)
         before = sum(1 for u in readers if is_expensive(u))
         param.replace_all_uses_with(value)
         cheaper = before - sum(1 for u in readers if is_expensive(u))
-        self.remove_param(fusion, number)
+        if ordered:  # the parameters lead: renumber and reorder by slices
+            self._drop_leading_param(fusion, number, params, size, created)
+        else:
+            self.remove_param(fusion, number)
+            reorder(body, created)
         if moving:
             self.remove(producer)
-        reorder(body, created)
         self.touched[id(fusion)] = fusion
         self.facts.grown(fusion, created, cheaper)
 
@@ -433,6 +438,26 @@ class Fuser:
                 p.parameter_number -= 1
         fusion.remove_operand(number)
 
+    def _drop_leading_param(self, fusion: Instruction, number: int, params: int, size: int,
+                            created: list[Instruction]) -> None:
+        """`remove_param` then `reorder` for a body whose `params` parameters lead its
+        first `size` instructions in number order (as `reorder` leaves them): the same
+        list, without walking the body."""
+        body: Computation = fusion.attrs["calls"]
+        insts = body.instructions
+        old = insts[:params]
+        param = old.pop(number)
+        assert not param.users
+        new_params = [i for i in created if i.opcode is O.PARAMETER]
+        for p in old[number:]:
+            p.parameter_number -= 1
+        for p in new_params:
+            p.parameter_number -= 1
+        new = [i for i in created if i.opcode is not O.PARAMETER]
+        body.instructions = old + new_params + new + insts[params:size]
+        param.parent = None
+        fusion.remove_operand(number)
+
     def remove(self, ins: Instruction) -> None:
         """Delete an instruction nobody uses (and its fused computation)."""
         assert ins.parent is not None
@@ -456,6 +481,13 @@ class Fuser:
                 if m is None or int(m.group(1)) != p.parameter_number:
                     p.name = self.names.fresh(f"param_{p.parameter_number}")
         self.module.computations = self.module.computation_post_order()
+
+
+def _parameters_lead(insts: list[Instruction], params: int) -> bool:
+    """Whether parameters 0 .. params-1 are the first `params` instructions, in order."""
+    return len(insts) >= params and all(
+        i.opcode is O.PARAMETER and i.parameter_number == k for k, i in enumerate(insts[:params])
+    )
 
 
 def _divisor_readers(param: Instruction) -> list[Instruction]:
@@ -958,12 +990,10 @@ class _Run:
         if facts is None:
             return None
         position = self.position
-        numbers = sorted(
-            range(consumer.operand_count),
-            key=lambda k: -position.get(id(consumer.operand(k)), -1),
-        )
-        for k in numbers:
-            if self.planner.should_fuse(facts, k, unfusible) is None:
+        keys = [-position.get(id(o), -1) for o in consumer.operands]
+        should_fuse = self.planner.should_fuse
+        for k in sorted(range(len(keys)), key=keys.__getitem__):
+            if should_fuse(facts, k, unfusible) is None:
                 return k
         return None
 
