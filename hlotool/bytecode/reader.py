@@ -449,10 +449,10 @@ class _IrReader:
 
     def _region(self, r: ByteReader, next_id: list[int]) -> Region:
         region = Region()
-        n_blocks = r.varint("the number of blocks")
+        n_blocks = r.count("the number of blocks")
         if not n_blocks:
             return region
-        n_values = r.varint("the number of values")
+        n_values = r.count("the number of values")
         values = self.scopes[-1]
         base = len(values)
         values.extend([None] * n_values)

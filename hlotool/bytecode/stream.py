@@ -67,6 +67,16 @@ class ByteReader:
         rest = self.bytes(n, what)
         return (first | int.from_bytes(rest, "little") << 8) >> (n + 1)
 
+    def count(self, what: str) -> int:
+        """A varint counting things of at least one byte each that follow: refused when
+        the data left cannot hold them (corrupt counts must not allocate gigabytes)."""
+        at = self.pos
+        n = self.varint(what)
+        if n > self.end - self.pos:
+            raise self.error(f"{what} is {n}, more than the {self.end - self.pos} bytes "
+                             "left can hold", at)
+        return n
+
     def svarint(self, what: str = "a signed varint") -> int:
         v = self.varint(what)
         return (v >> 1) ^ -(v & 1)

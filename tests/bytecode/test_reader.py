@@ -83,3 +83,18 @@ def test_corrupted_bytes_are_errors_never_crashes(data: st.DataObject) -> None:
         artifact_text(bytes(raw))
     except BytecodeError as exc:
         assert exc.message
+
+
+@pytest.mark.parametrize("name, edits", [
+    ("sort.mlirbc", [(347, 168), (676, 125)]),
+    ("while.0.10.0.mlirbc", [(613, 48)]),
+])
+def test_a_corrupt_count_is_refused_before_anything_is_allocated(
+        name: str, edits: list[tuple[int, int]]) -> None:
+    """Counts of blocks and values larger than the bytes left are errors at once (these
+    corruptions made the reader build lists of billions of entries)."""
+    raw = bytearray((DATA / name).read_bytes())
+    for at, value in edits:
+        raw[at] = value
+    with pytest.raises(BytecodeError, match="bytes left can hold"):
+        artifact_text(bytes(raw))
