@@ -10,7 +10,8 @@ shape, attributes, literal, operand wiring and whether it is a product contracte
 its user (`is_fusable_product`), the structure of the computations it calls, and for a
 reduce whether its init value is idempotent (read through the fusion instruction).
 Names and metadata are left out: they do not reach the code. The key covers loop, row
-and reduce plans; other kinds are emitted as before (their text is still compared).
+and reduce plans, and BLAS dots (by their BLAS form); other kinds are emitted as before
+(their text is still compared).
 tests/targets/test_cpu_kernel_key.py checks keys against the emitted IR.
 """
 
@@ -22,6 +23,8 @@ from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode as O
 from hlotool.ir.structure import computation_key
 from hlotool.ir.types import shape_to_text
+from hlotool.targets.cpu.kernels.blas import plan_blas_dot
+from hlotool.targets.cpu.kernels.dot import DotPlan
 from hlotool.targets.cpu.kernels.loop import LoopPlan
 from hlotool.targets.cpu.kernels.reduce import ReducePlan, init_idempotent, reducer_op
 from hlotool.targets.cpu.kernels.row import RowPlan
@@ -34,6 +37,8 @@ MAX_WALK = 20_000
 def kernel_key(plan: Any) -> str | None:
     """A key equal for plans that emit the same function, or None (no shortcut)."""
     kind = type(plan)
+    if kind is DotPlan:
+        return _dot_key(plan)
     if kind not in (LoopPlan, RowPlan, ReducePlan):
         return None
     sources = plan.inputs + [c for c, _ in plan.constants]
@@ -48,6 +53,13 @@ def kernel_key(plan: Any) -> str | None:
     if kind is RowPlan:
         parts.append(f"{plan.kept}|{[index[id(r)] for r in plan.scratch]}")
     return "\n".join(parts)
+
+
+def _dot_key(plan: DotPlan) -> str | None:
+    """A BLAS dot's kernel is its BLAS form (`blas.plan_blas_dot`, a frozen dataclass
+    holding every number `emit_blas_dot` reads): the form is the key."""
+    dot = plan_blas_dot(plan.roots[0], plan.tune)
+    return None if dot is None else f"DotPlan\n{dot!r}"
 
 
 def _between(roots: list[Instruction], stop: dict[int, int]) -> list[Instruction]:
