@@ -8,7 +8,9 @@ full-pipeline text holds many kernels is cut at kernel boundaries into one part 
 compiles its parts and sends the results (object files, optimised IR, assembly) back
 through a pipe, while the parent compiles the first. A child that fails or dies leaves
 its parts to the parent, which compiles them itself, so the result never depends on the
-children. Linux only (fork); elsewhere, or on one core, everything compiles in-process.
+children. Linux only (fork), and not in a process that has loaded a runtime with threads
+of its own (jax, torch, tensorflow: `FORK_UNSAFE_MODULES`); elsewhere, or on one core,
+everything compiles in-process (the `hlotool` commands load jax only for `--reference`).
 
 A 24-layer transformer training step (1146 fusions) spent 13 s of its 20 s compile in
 LLVM on one core; XLA:CPU splits its module for parallel codegen the same way
@@ -35,9 +37,20 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
+#: Runtimes whose own threads make a fork unsafe (a child could inherit a lock one of
+#: them holds; JAX warns as much): with any loaded, everything compiles in-process.
+FORK_UNSAFE_MODULES = ("jax", "jaxlib", "torch", "tensorflow")
+
+
+def can_fork() -> bool:
+    """Whether this process may fork compile workers."""
+    return hasattr(os, "fork") and sys.platform == "linux" and \
+        not any(name in sys.modules for name in FORK_UNSAFE_MODULES)
+
+
 def parts_for(text: str, cores: int) -> int:
     """How many parts to cut `text` into for `cores` processes."""
-    if cores < 2 or not hasattr(os, "fork") or sys.platform != "linux":
+    if cores < 2 or not can_fork():
         return 1
     kernels = text.count(f"\n{KERNEL_MARK}\n")
     return max(1, min(cores, kernels // MIN_KERNELS_PER_PART))

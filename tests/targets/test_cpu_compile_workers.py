@@ -4,6 +4,7 @@ fails, and a module of many kernels computing the interpreter's values either wa
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from hlotool.frontend import parse_hlo
 from hlotool.interpreter.core import Evaluator
 from hlotool.targets.cpu import CpuTarget
+from hlotool.targets.cpu import compile_workers
 from hlotool.targets.cpu.compile_workers import (
     KERNEL_MARK,
     MIN_KERNELS_PER_PART,
@@ -22,8 +24,13 @@ from hlotool.targets.cpu.jit import Pipeline
 from hlotool.targets.cpu.kernels import parallel
 from tests.targets.conftest import assert_same
 
-linux_fork = pytest.mark.skipif(parts_for(f"\n{KERNEL_MARK}\n" * 64, 2) < 2,
-                                reason="needs fork (Linux)")
+linux_fork = pytest.mark.skipif(sys.platform != "linux", reason="needs fork (Linux)")
+
+
+@pytest.fixture(autouse=True)
+def _forks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Other tests of this process may have loaded jax; these test the workers."""
+    monkeypatch.setattr(compile_workers, "FORK_UNSAFE_MODULES", ())
 
 
 def _text(kernels: int) -> str:
@@ -46,6 +53,14 @@ def test_few_kernels_stay_one_part() -> None:
     assert parts_for(_text(MIN_KERNELS_PER_PART * 2 - 1), 8) == 1
     assert parts_for(_text(200), 1) == 1
     assert split(_text(3), 4) == [_text(3)]
+
+
+@linux_fork
+def test_nothing_forks_once_a_threaded_runtime_is_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert parts_for(_text(200), 2) == 2
+    monkeypatch.setattr(compile_workers, "FORK_UNSAFE_MODULES", ("some_runtime",))
+    monkeypatch.setitem(sys.modules, "some_runtime", sys)
+    assert parts_for(_text(200), 2) == 1
 
 
 @linux_fork
