@@ -25,6 +25,8 @@ from hlotool.targets.cpu.kernels import parallel
 from tests.targets.conftest import assert_same
 
 linux_fork = pytest.mark.skipif(sys.platform != "linux", reason="needs fork (Linux)")
+#: Tests that fork on purpose where other tests loaded jax, which warns at each fork.
+forks = pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")
 
 
 @pytest.fixture(autouse=True)
@@ -64,6 +66,7 @@ def test_nothing_forks_once_a_threaded_runtime_is_loaded(monkeypatch: pytest.Mon
 
 
 @linux_fork
+@forks
 def test_a_failing_child_leaves_its_units_to_the_parent() -> None:
     parent = os.getpid()
 
@@ -92,6 +95,7 @@ def _many_kernels(n: int) -> str:
 
 
 @linux_fork
+@forks
 def test_a_module_of_many_kernels_compiles_in_two_processes_to_the_same_values() -> None:
     module = parse_hlo(_many_kernels(2 * MIN_KERNELS_PER_PART + 4))
     x = np.random.default_rng(0).standard_normal(256).astype(np.float32) * 0.1
