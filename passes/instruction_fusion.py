@@ -24,6 +24,7 @@ multi-output and horizontal fusion.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -233,10 +234,10 @@ EmissionMemo = dict[int, tuple[Instruction, set[int], int]]
 def emission_count(body: Computation, param: Instruction, memo: EmissionMemo | None = None) -> int:
     """How many times the value at `param` would be computed when the fusion is
     emitted elementally (XLA's FusionNodeIndexingEvaluation): users that index the
-    value differently each need their own copy of it. `emission_counts(body)[param]`,
-    walking only what uses `param` and is not in `memo` (which keeps what it walks,
-    parameters excepted: a node's count depends only on its users, so a fusion that
-    grows at its parameters keeps the memo of its other nodes)."""
+    value differently each need their own copy of it. Walks only what uses `param` and
+    is not in `memo` (which keeps what it walks, parameters excepted: a node's count
+    depends only on its users, so a fusion that grows at its parameters keeps the memo
+    of its other nodes)."""
     root = body.root
     memo = {} if memo is None else memo
     sets: dict[int, set[int]] = {}
@@ -285,23 +286,6 @@ def _users_first(start: Instruction, memo: EmissionMemo) -> list[Instruction]:
         stack.append((ins, True))
         stack.extend((u, False) for u in ins.users if new(u))
     return order
-
-
-def emission_counts(body: Computation) -> dict[int, int]:
-    """emission_count of every instruction of `body`, by id."""
-    assert body.root is not None
-    counts: dict[int, int] = {}
-    indexing: dict[int, set[int]] = {id(body.root): {id(body.root)}}
-    for ins in reversed(body.instructions):
-        users = indexing.get(id(ins), set())
-        counts[id(ins)] = 1 if ins is body.root else sum(counts[u] for u in users)
-        for op in ins.operands:
-            target = indexing.setdefault(id(op), set())
-            if ins.opcode is O.TRANSPOSE or op.shape.dimensions == ins.shape.dimensions:
-                target.update(users)
-            else:
-                target.add(id(ins))
-    return counts
 
 
 # -- building fusions -----------------------------------------------------------------------
@@ -714,10 +698,8 @@ class _Planner:
     may_duplicate: bool
     row_fusion: bool = True
     facts: FusionFacts = field(default_factory=FusionFacts)
-    #: `_intrinsic` per non-fusion producer (its opcode, shape, control edges and side
-    #: effects never change during the pass), keyed by id with the instruction kept.
+    #: `_intrinsic_reason` and `_copy_refusal` per non-fusion producer (`_remembered`).
     _intrinsic: dict[int, tuple[Instruction, str | None]] = field(default_factory=dict)
-    #: `_copy_refusal` per non-fusion producer, the same way.
     _copies: dict[int, tuple[Instruction, str | None]] = field(default_factory=dict)
 
     def consumer(self, ins: Instruction) -> _Consumer | None:
@@ -760,28 +742,32 @@ class _Planner:
         return self.rules.row_fusion and self.row_fusion and forms_row_fusion(consumer, producer)
 
     def _producer(self, producer: Instruction, consumer: Instruction) -> str | None:
-        op = producer.opcode
-        if op in (O.CONSTANT, O.FUSION) and (
-            producer.control_predecessors
-            or producer.control_successors
-            or has_side_effect(producer)
-        ):
-            return "producer has control edges or side effects"
-        if op is O.CONSTANT:
-            if producer.shape.element_count != 1 or not producer.shape.is_array:
-                return "non-scalar constants stay unfused"
-            return None if consumer.opcode is O.FUSION else "no fusion of just a constant"
-        if op is O.FUSION:
+        reason = self._remembered(self._intrinsic, producer, self._intrinsic_reason)
+        if reason:
+            return reason
+        if producer.opcode is O.CONSTANT and consumer.opcode is not O.FUSION:
+            return "no fusion of just a constant"
+        if producer.opcode is O.FUSION:
             if not self.rules.merge_fusions or not self._growable(producer):
                 return "producer fusion is not mergeable"
             return "multi-output producer" if producer.shape.is_tuple else None
-        hit = self._intrinsic.get(id(producer))
-        if hit is None or hit[0] is not producer:
-            hit = self._intrinsic[id(producer)] = (producer, self._intrinsic_reason(producer))
+        return None
+
+    @staticmethod
+    def _remembered(cache: dict[int, tuple[Instruction, str | None]], producer: Instruction,
+                    reason: Callable[[Instruction], str | None]) -> str | None:
+        """`reason(producer)`, computed once per non-fusion producer: its opcode, shape,
+        control edges and side effects never change during the pass (a fusion's body
+        does, so a fusion is asked every time)."""
+        if producer.opcode is O.FUSION:
+            return reason(producer)
+        hit = cache.get(id(producer))
+        if hit is None or hit[0] is not producer:  # the id of a removed instruction
+            hit = cache[id(producer)] = (producer, reason(producer))
         return hit[1]
 
     def _intrinsic_reason(self, producer: Instruction) -> str | None:
-        """Why a non-fusion, non-constant producer can never be fused, if it cannot."""
+        """Why the producer alone rules out fusing it (a fusion's body aside)."""
         if (
             producer.control_predecessors
             or producer.control_successors
@@ -789,6 +775,12 @@ class _Planner:
         ):
             return "producer has control edges or side effects"
         op = producer.opcode
+        if op is O.CONSTANT:
+            if producer.shape.element_count != 1 or not producer.shape.is_array:
+                return "non-scalar constants stay unfused"
+            return None
+        if op is O.FUSION:
+            return None
         if op in (O.DOT, O.CONVOLUTION):
             return None if self.rules.output_fusion else "output fusion is off"
         if op in NOT_A_PRODUCER or not is_loop_fusible(producer):
@@ -819,13 +811,7 @@ class _Planner:
 
     def _duplication(self, producer: Instruction, unfusible: set[int]) -> str | None:
         """Why `producer`, which others use too, may not be copied into the consumer."""
-        if producer.opcode is O.FUSION:
-            reason = self._copy_refusal(producer)
-        else:
-            hit = self._copies.get(id(producer))
-            if hit is None or hit[0] is not producer:
-                hit = self._copies[id(producer)] = (producer, self._copy_refusal(producer))
-            reason = hit[1]
+        reason = self._remembered(self._copies, producer, self._copy_refusal)
         if reason or producer.opcode is O.CONSTANT or is_always_duplicable(producer):
             return reason
         if not self.may_duplicate or id(producer) in unfusible:
