@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
 
+from hlotool.targets.cpu.compile_workers import compile_all, parts_for, split
+
 #: Signature of every compiled entry point: `void fn(void **buffers)`.
 ENTRY_CFUNC = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p))
 
@@ -287,8 +289,7 @@ class CodeLibrary:
     def add_units(self, units: dict[Pipeline, str]) -> None:
         """Add one unit per pipeline (`codegen.build_llvm_module`'s output); a large
         full-pipeline text becomes one unit per core (`compile_workers`), first."""
-        from hlotool.targets.cpu.compile_workers import parts_for, split
-        from hlotool.targets.cpu.kernels.parallel import threads
+        from hlotool.targets.cpu.kernels.parallel import threads  # imports this module
 
         full = units.get(Pipeline.FULL)
         if full is not None:
@@ -319,8 +320,6 @@ class CodeLibrary:
             return
         if not self._units:
             raise RuntimeError(f"library {self.name} has no module")
-        from hlotool.targets.cpu.compile_workers import compile_all
-
         results = compile_all(self._units, lambda unit: self._compile(unit, keep_asm),
                               self._processes)
         self.llvm_ir = "\n".join(ir_text for _, ir_text, _ in results)

@@ -96,7 +96,17 @@ def _many_kernels(n: int) -> str:
 
 @linux_fork
 @forks
-def test_a_module_of_many_kernels_compiles_in_two_processes_to_the_same_values() -> None:
+def test_a_module_of_many_kernels_compiles_in_two_processes_to_the_same_values(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    sent: list[object] = []
+    collect = compile_workers._collect
+
+    def recording(child: object) -> object:
+        got = collect(child)  # type: ignore[arg-type]
+        sent.append(got)
+        return got
+
+    monkeypatch.setattr(compile_workers, "_collect", recording)
     module = parse_hlo(_many_kernels(2 * MIN_KERNELS_PER_PART + 4))
     x = np.random.default_rng(0).standard_normal(256).astype(np.float32) * 0.1
     want = Evaluator(module).run([x])
@@ -109,4 +119,5 @@ def test_a_module_of_many_kernels_compiles_in_two_processes_to_the_same_values()
     full = [u for u in ex.library._units if u.pipeline is Pipeline.FULL]
     assert len(full) == 2
     assert len(ex.library.objects) == len(ex.library._units)
+    assert len(sent) == 1 and isinstance(sent[0], dict) and list(sent[0]) == [1]  # a child's part
     assert_same(ex.run([x]), want)
