@@ -44,7 +44,9 @@ def kernel_key(plan: Any) -> str | None:
     sources = plan.inputs + [c for c, _ in plan.constants]
     index = {id(s): n for n, s in enumerate(sources)}
     parts = [kind.__name__, repr(sorted(plan.tune.items())), *map(_source_key, sources)]
-    for ins in _between(plan.roots, index):
+    # A row kernel computes every reduce of its fusion, also one its root does not read.
+    ends = [*plan.roots, *plan.scratch] if kind is RowPlan else plan.roots
+    for ins in _between(ends, index):
         if len(index) > MAX_WALK:
             return None
         parts.append(_instruction_key(ins, index))

@@ -545,7 +545,20 @@ class ElementalEmitter:
 
     def _float_op(self, ins: Instruction, t: PrimitiveType, args: list[ir.Value],
                   index: Index) -> ir.Value:
-        b, op, x = self.b, ins.opcode, args[0]
+        op = ins.opcode
+        if op in (O.ADD, O.SUBTRACT) and t is P.F32:
+            fused = self._fused_multiply_add(ins, index)
+            if fused is not None:
+                return fused
+        if op is O.DIVIDE and _divides_by_constant(ins):
+            one = ir.Constant(args[1].type, 1.0)
+            return self.b.fmul(args[0], self.b.fdiv(one, args[1]))
+        return self.float_op(op, t, args)
+
+    def float_op(self, op: Opcode, t: PrimitiveType, args: list[ir.Value]) -> ir.Value:
+        """`op` on float values of type t out of context: no multiply-add contraction and
+        no division by a constant as a multiply (`_float_op` decides those)."""
+        b, x = self.b, args[0]
         ty = x.type
         if op in _MATH[t]:
             return _MATH[t][op](b, x)
@@ -569,15 +582,9 @@ class ElementalEmitter:
             return b.fdiv(ir.Constant(ty, 1.0), u.intrinsic(b, "llvm.sqrt", ty, [x]))
         if op in (O.MAXIMUM, O.MINIMUM):
             return self._extremum(op, t, args[0], args[1])
-        if op in (O.ADD, O.SUBTRACT) and t is P.F32:
-            fused = self._fused_multiply_add(ins, index)
-            if fused is not None:
-                return fused
         if op is O.MULTIPLY:
             return b.fmul(args[0], args[1])
         if op is O.DIVIDE:
-            if _divides_by_constant(ins):
-                return b.fmul(args[0], b.fdiv(ir.Constant(ty, 1.0), args[1]))
             return b.fdiv(args[0], args[1])
         return b.fadd(args[0], args[1]) if op is O.ADD else b.fsub(args[0], args[1])
 

@@ -172,3 +172,132 @@ def test_l2_normalize_row_kernel_folds_squares(shape: tuple[int, int]) -> None:
     got, want, ex = run_both(text, x)
     assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
     assert_same(got, want)
+
+
+def row_fusion_text(lines: str, rows: int = 5, n: int = 700) -> str:
+    """A row fusion of two f32[rows, n] parameters p, q whose row max m (broadcast: mb)
+    and `lines` (the last one the root) compute the result."""
+    s = f"{rows},{n}"
+    return f"""HloModule m
+{REGIONS}
+f {{
+  p = f32[{s}] parameter(0)
+  q = f32[{s}] parameter(1)
+  ninf = f32[] constant(-inf)
+  m = f32[{rows}] reduce(p, ninf), dimensions={{1}}, to_apply=mx
+  mb = f32[{s}] broadcast(m), dimensions={{0}}
+{lines.replace("S", s)}
+}}
+ENTRY e {{
+  a = f32[{s}] parameter(0)
+  b = f32[{s}] parameter(1)
+  ROOT f = f32[{s}] fusion(a, b), kind=kInput, calls=f
+}}"""
+
+
+def fusion_unit(text: str, pipeline: str) -> str:
+    """The IR of the unit of `pipeline` that defines the fusion's kernel (kN_f)."""
+    units = re.split(r"^; \S+: ", kernel_ir(text), flags=re.M)
+    (unit,) = [u for u in units if re.search(r"define void @k\d+_f\(", u)]
+    assert unit.startswith(f"{pipeline} pipeline"), unit[:80]
+    return unit
+
+
+UNARY_OPS = ["exponential", "log", "tanh", "logistic", "erf", "exponential-minus-one",
+             "log-plus-one", "sqrt", "rsqrt", "negate", "abs", "sign", "floor", "ceil",
+             "round-nearest-even", "round-nearest-afz"]
+BINARY_OPS = ["add", "subtract", "multiply", "divide", "maximum", "minimum"]
+#: (root lines, the block operation they become): operands of every kind, the multiply-
+#: adds the elemental emitter contracts, divisions by a constant as multiplies.
+BLOCK_CASES = [
+    *((f"  d = f32[S] subtract(p, mb)\n  ROOT r = f32[S] {op}(d)", f"{op}_v") for op in UNARY_OPS),
+    *((f"  ROOT r = f32[S] {op}(p, mb)", f"{op}_vs") for op in BINARY_OPS),
+    *((f"  ROOT r = f32[S] {op}(mb, p)", f"{op}_sv") for op in BINARY_OPS),
+    *((f"  d = f32[S] subtract(q, mb)\n  ROOT r = f32[S] {op}(p, d)", f"{op}_vv")
+      for op in BINARY_OPS),
+    ("  t = f32[S] multiply(p, q)\n  ROOT r = f32[S] add(t, mb)", "fma_vvs"),
+    ("  t = f32[S] multiply(p, mb)\n  ROOT r = f32[S] subtract(q, t)", "fma_vsv"),
+    ("  t = f32[S] multiply(mb, mb)\n  ROOT r = f32[S] subtract(t, q)", "fma_ssv"),
+    ("  c = f32[] constant(3)\n  cb = f32[S] broadcast(c), dimensions={}\n"
+     "  t = f32[S] divide(q, cb)\n  ROOT r = f32[S] add(p, t)", "fma_vsv"),
+    ("  t = f32[S] divide(mb, q)\n  ROOT r = f32[S] add(p, t)", "divide_sv"),
+    ("  c = f32[] constant(7)\n  cb = f32[S] broadcast(c), dimensions={}\n"
+     "  ROOT r = f32[S] divide(p, cb)", "multiply_vs"),
+]
+
+
+#: Ulps from the interpreter (numpy's f32 routines) of the ops the native code computes
+#: its own way (test_cpu_math.py's bounds); every other op gives the interpreter's bits.
+NUMPY_ULPS = {"exponential-minus-one": 4, "log-plus-one": 2}
+
+
+@pytest.mark.parametrize(("lines", "operation"), BLOCK_CASES,
+                         ids=[f"{op}-{i}" for i, (_, op) in enumerate(BLOCK_CASES)])
+def test_block_operations_give_the_fused_loops_bits(lines: str, operation: str,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each op of a row fusion the block calls compute is one call into the precompiled
+    block operations (row_ops): bit for bit what the fused loops give, and the
+    interpreter's result, denormals and the row's end (700 = one block of 512 and a
+    part) included."""
+    from hlotool.targets.cpu.kernels import row
+
+    text = row_fusion_text(lines)
+    assert f"hlotool_row_f32_{operation.replace('-', '_')}" in fusion_unit(text, "lean")
+    rng = np.random.default_rng(7)
+    p = rng.standard_normal((5, 700)).astype(np.float32) * 4
+    q = rng.standard_normal((5, 700)).astype(np.float32) * 4
+    p[0, :8] = [0, -0.0, 1e-40, -1e-40, np.inf, -np.inf, 2.5, -2.5]
+    q[1, :4] = [1e-40, 0, np.nan, -np.inf]
+    got, want, ex = run_both(text, p, q)
+    assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
+    assert_same(got, want, NUMPY_ULPS.get(operation[:-2], 0))
+    monkeypatch.setattr(row, "block_kinds", lambda plan: None)
+    assert "hlotool_row_f32_" not in kernel_ir(text)
+    fused, _, _ = run_both(text, p, q)
+    assert_same(got, fused)
+
+
+@pytest.mark.parametrize(("text", "shapes"), [
+    (softmax_text(6, 1000, "kInput"), [(6, 1000)]),
+    (LAYERNORM.replace("300]", "1024]"), [(3, 5, 1024), (1024,)]),
+    (LAYERNORM, [(3, 5, 300), (300,)]),
+    (l2_normalize_text(9, 512), [(9, 512)]),
+])
+def test_softmax_and_layernorm_run_as_block_calls(text: str,
+                                                  shapes: list[tuple[int, ...]]) -> None:
+    """Softmax, layernorm (a contracted sum of squares, a scale read the same for every
+    row, an array constant of one value per row) and an L2 normalisation are block
+    calls, compiled by the lean pipeline: the same bits as the interpreter."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu import codegen
+    from hlotool.targets.cpu.jit import Pipeline
+
+    module = parse_hlo(text)
+    fusion = module.entry.root
+    plan, reason = codegen._plan_fusion(fusion, "k")
+    assert plan is not None and plan.blocks is not None, reason
+    assert codegen.pipeline_of(plan) is Pipeline.LEAN
+    rng = np.random.default_rng(5)
+    args = [rng.standard_normal(s).astype(np.float32) * 3 for s in shapes]
+    got, want, _ = run_both(text, *args)
+    assert_same(got, want)
+
+
+@pytest.mark.parametrize("lines", [
+    # a compare and select (a mask): no block operation
+    "  z = f32[] constant(0)\n  zb = f32[S] broadcast(z), dimensions={}\n"
+    "  c = pred[S] compare(p, zb), direction=GT\n  ROOT r = f32[S] select(c, p, mb)",
+    # an op the block operations lack
+    "  ROOT r = f32[S] power(q, mb)",
+    # a value of another type
+    "  h = f16[S] convert(q)\n  c = f32[S] convert(h)\n  ROOT r = f32[S] add(c, mb)",
+])
+def test_rows_the_block_operations_lack_run_as_fused_loops(lines: str) -> None:
+    text = row_fusion_text(lines, rows=6, n=6)
+    assert "hlotool_row_f32_" not in kernel_ir(text)
+    assert fusion_unit(text, "full")
+    rng = np.random.default_rng(8)
+    p, q = (rng.standard_normal((6, 6)).astype(np.float32) for _ in range(2))
+    got, want, ex = run_both(text, p, q)
+    assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
+    assert_same(got, want)
