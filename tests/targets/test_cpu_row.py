@@ -195,11 +195,12 @@ ENTRY e {{
 }}"""
 
 
-def fusion_unit(text: str, pipeline: str) -> str:
-    """The IR of the unit of `pipeline` that defines the fusion's kernel (kN_f)."""
+def fusion_unit(text: str, *pipelines: str) -> str:
+    """The IR of the unit that defines the fusion's kernel (kN_f), compiled by one of
+    `pipelines`."""
     units = re.split(r"^; \S+: ", kernel_ir(text), flags=re.M)
     (unit,) = [u for u in units if re.search(r"define void @k\d+_f\(", u)]
-    assert unit.startswith(f"{pipeline} pipeline"), unit[:80]
+    assert unit.split(" ")[0] in pipelines, unit[:80]
     return unit
 
 
@@ -242,7 +243,8 @@ def test_block_operations_give_the_fused_loops_bits(lines: str, operation: str,
     from hlotool.targets.cpu.kernels import row
 
     text = row_fusion_text(lines)
-    assert f"hlotool_row_f32_{operation.replace('-', '_')}" in fusion_unit(text, "lean")
+    unit = fusion_unit(text, "calls")  # its one fold, the row max, is a call too
+    assert f"hlotool_row_f32_{operation.replace('-', '_')}" in unit
     rng = np.random.default_rng(7)
     p = rng.standard_normal((5, 700)).astype(np.float32) * 4
     q = rng.standard_normal((5, 700)).astype(np.float32) * 4
@@ -257,17 +259,21 @@ def test_block_operations_give_the_fused_loops_bits(lines: str, operation: str,
     assert_same(got, fused)
 
 
-@pytest.mark.parametrize(("text", "shapes"), [
-    (softmax_text(6, 1000, "kInput"), [(6, 1000)]),
-    (LAYERNORM.replace("300]", "1024]"), [(3, 5, 1024), (1024,)]),
-    (LAYERNORM, [(3, 5, 300), (300,)]),
-    (l2_normalize_text(9, 512), [(9, 512)]),
+@pytest.mark.parametrize(("text", "shapes", "pipeline"), [
+    (softmax_text(6, 1000, "kInput"), [(6, 1000)], "CALLS"),
+    (LAYERNORM.replace("300]", "1024]"), [(3, 5, 1024), (1024,)], "CALLS"),
+    (l2_normalize_text(9, 512), [(9, 512)], "CALLS"),
+    (LAYERNORM, [(3, 5, 300), (300,)], "LEAN"),
+    (softmax_text(4, 200, "kInput"), [(4, 200)], "LEAN"),
 ])
-def test_softmax_and_layernorm_run_as_block_calls(text: str,
-                                                  shapes: list[tuple[int, ...]]) -> None:
+def test_softmax_and_layernorm_run_as_block_calls(text: str, shapes: list[tuple[int, ...]],
+                                                  pipeline: str) -> None:
     """Softmax, layernorm (a contracted sum of squares, a scale read the same for every
     row, an array constant of one value per row) and an L2 normalisation are block
-    calls, compiled by the lean pipeline: the same bits as the interpreter."""
+    calls: the same bits as the interpreter. With rows of 16 windows or more (32
+    elements each) their sums fold by two calls too, the lane fold and the tree fold,
+    and the kernel takes the quick pipeline; shorter rows fold by the tree's scalar
+    chains, through the lean pipeline."""
     from hlotool.frontend import parse_hlo
     from hlotool.targets.cpu import codegen
     from hlotool.targets.cpu.jit import Pipeline
@@ -276,7 +282,7 @@ def test_softmax_and_layernorm_run_as_block_calls(text: str,
     fusion = module.entry.root
     plan, reason = codegen._plan_fusion(fusion, "k")
     assert plan is not None and plan.blocks is not None, reason
-    assert codegen.pipeline_of(plan) is Pipeline.LEAN
+    assert codegen.pipeline_of(plan) is Pipeline[pipeline]
     rng = np.random.default_rng(5)
     args = [rng.standard_normal(s).astype(np.float32) * 3 for s in shapes]
     got, want, _ = run_both(text, *args)
@@ -299,5 +305,37 @@ def test_rows_the_block_operations_lack_run_as_fused_loops(lines: str) -> None:
     rng = np.random.default_rng(8)
     p, q = (rng.standard_normal((6, 6)).astype(np.float32) for _ in range(2))
     got, want, ex = run_both(text, p, q)
+    assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
+    assert_same(got, want)
+
+
+SOFTMAX_2D = f"""HloModule m
+{REGIONS}
+f {{
+  p = f32[2,40,512] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[2] reduce(p, ninf), dimensions={{1,2}}, to_apply=mx
+  mb = f32[2,40,512] broadcast(m), dimensions={{0}}
+  d = f32[2,40,512] subtract(p, mb)
+  e = f32[2,40,512] exponential(d)
+  z = f32[] constant(0)
+  s = f32[2] reduce(e, z), dimensions={{1,2}}, to_apply=ad
+  sb = f32[2,40,512] broadcast(s), dimensions={{0}}
+  ROOT r = f32[2,40,512] divide(e, sb)
+}}
+ENTRY e {{
+  a = f32[2,40,512] parameter(0)
+  ROOT f = f32[2,40,512] fusion(a), kind=kInput, calls=f
+}}"""
+
+
+def test_block_calls_reduce_over_two_dims_by_the_tree_of_both() -> None:
+    """A softmax over the last two dims (40 x 512: two windows of the first reduced dim)
+    folds its row by the emitted tree of both dims after the vector first level, not by
+    the runtime's one-dim tree fold; the same bits as the interpreter."""
+    unit = fusion_unit(SOFTMAX_2D, "lean")
+    assert "hlotool_row_f32_exponential_v" in unit and "hlotool_tree_fold" not in unit
+    x = np.random.default_rng(9).standard_normal((2, 40, 512)).astype(np.float32) * 5
+    got, want, ex = run_both(SOFTMAX_2D, x)
     assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
     assert_same(got, want)

@@ -1599,6 +1599,56 @@ def row_reduce_emitter(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: I
     return r
 
 
+def row_fold_by_calls(red: Instruction, source: Input | None, kept: int,
+                      square: bool) -> bool:
+    """Whether `row_fold_calls` folds a row kernel's reduce: a float sum or product whose
+    first tree level folds with vectors (`lane_row`; for a sum of x * x, `row_square`,
+    rows of x in memory) and whose tree above it is one dim's (`tree_runtime`)."""
+    if source is None or red.shape.element_type not in folds.COLUMN_TYPES or \
+            reducer_op(red) not in folds.COLUMN_OPS:
+        return False
+    if square:
+        lanes = source.shape.is_row_major and source.skip in (0, kept)
+    else:
+        lanes = lane_row(red, source, kept)
+    return lanes and math.prod(d[3] for d in fold_levels(red)[0].dims[:-1]) == 1
+
+
+def row_fold_calls(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: Instruction,
+                   known: dict[int, Input], index: Sequence[ir.Value], kept: int) -> ir.Value:
+    """A row kernel's reduce (`row_fold_by_calls`) of the row at `index` in two calls and
+    no loops of its own: the lane fold of the whole row into its first-level values (each
+    window from the init: `_LaneFolder.rows` for one row), then the runtime's tree fold of
+    them (`_TreeRuntimeRest`) - the order `row_reduce_emitter` folds in."""
+    square = row_square(red, kept)
+    source = known[id(square if square is not None else red.operand(0))]
+    r = _ReduceEmitter.__new__(_ReduceEmitter)
+    r.fn, r.plan, r.entry, r.b = fn, ReducePlan("", [red], []), entry, b
+    r.emitter = ElementalEmitter(b, dict(known))
+    r.red, r.t = red, red.shape.element_type
+    r.ty = u.value_type(r.t)
+    r.op = reducer_op(red)
+    r.levels = fold_levels(red)
+    r.init_once = adds_init_once(red)
+    folder = _LaneFolder(b, red, r.start(1), 1, square=square is not None)
+    n, _, pad, count = folder.level[-1]
+    with b.goto_block(entry):
+        level1 = u.stack_buffer(b, r.ty, folder.positions, "lanes", align=64)
+        out = b.alloca(r.ty, name="folded")
+    base = u.i64(0) if source.skip else \
+        b.mul(linear_index(b, red.operand(0).shape.dimensions[:kept], tuple(index)),
+              u.i64(folder.per_output))
+    at = b.sub(base, u.i64(pad))
+    blocks = -(-count // lane_block(red))
+    b.call(folder.fold, [b.gep(source.pointer, [at], source_etype=folder.src_ety),
+                         u.i64(folder.per_output), u.i64(1), level1, u.i64(blocks),
+                         u.i64(pad), u.i64(n + pad), u.i64(folder.positions),
+                         ir.Constant(u.I1, 1), folder.init])
+    tree = folds.declare(b.module, folds.tree_symbol(r.t, r.op), folds.tree_fold_type(r.ty))
+    b.call(tree, [level1, u.i64(folder.positions), u.i64(1), out, r.start(2), r.init()])
+    return b.load(out, typ=r.ty)
+
+
 class _SplitEmitter(_ReduceEmitter):
     """The two steps of an order-free reduce cut into ranges of its first reduced dim
     (`split_chunks`): units are (output, range) pairs, their values in the scratch

@@ -60,6 +60,8 @@ from hlotool.targets.cpu.kernels.reduce import (
     fused_product,
     lane_runtime,
     reducer_op,
+    row_fold_by_calls,
+    row_fold_calls,
     row_reduce_emitter,
     row_square,
     row_values,
@@ -105,8 +107,11 @@ class RowPlan:
 
     @property
     def pipeline(self) -> Pipeline:
-        """Block-call kernels are scalar code and calls: the lean pipeline."""
-        return Pipeline.LEAN if self.blocks is not None else Pipeline.FULL
+        """Block-call kernels are scalar code and calls: the quick pipeline when all
+        their folds are calls too (`RowBlocks.calls`), else the lean one."""
+        if self.blocks is None:
+            return Pipeline.FULL
+        return Pipeline.CALLS if self.blocks.calls else Pipeline.LEAN
 
 
 def emit_row_kernel(module: ir.Module, plan: RowPlan, symbol: str, *, x86: bool) -> None:
@@ -207,6 +212,10 @@ class RowBlocks:
     #: fold reads them (its operand, the x of a sum of x * x, or a contracted
     #: product's operands; none when it folds an input).
     buffered: dict[int, list[Instruction]]
+    #: Whether every reduce folds by calls (`reduce.row_fold_by_calls`, max and min by
+    #: the range fold): the kernel is then calls and a little scalar code per row, for
+    #: LLVM's quick pipeline.
+    calls: bool
 
 
 def block_kinds(plan: RowPlan) -> RowBlocks | None:
@@ -230,7 +239,23 @@ def block_kinds(plan: RowPlan) -> RowBlocks | None:
         if values is None:
             return None
         buffered[id(red)] = values
-    return RowBlocks(kinds, buffered)
+    calls = all(reducer_op(r) in (O.MAXIMUM, O.MINIMUM) or _folds_by_calls(plan, r, buffered)
+                for r in plan.scratch)
+    return RowBlocks(kinds, buffered, calls)
+
+
+def _folds_by_calls(plan: RowPlan, red: Instruction,
+                    buffered: dict[int, list[Instruction]]) -> bool:
+    """Whether a float sum or product folds by `reduce.row_fold_calls`, reading its
+    values where the block-call kernel leaves them (an input, or a row buffer)."""
+    square = row_square(red, plan.kept)
+    x = square if square is not None else red.operand(0)
+    rows = any(x is v for v in buffered[id(red)]) or \
+        any(x is v for vs in buffered.values() for v in vs)
+    if not rows and all(x is not i for i in plan.inputs):
+        return False
+    source = Input(ir.Constant(u.PTR, None), x.shape, plan.kept if rows else 0)
+    return row_fold_by_calls(red, source, plan.kept, square is not None)
 
 
 def _block_reduce(plan: RowPlan, red: Instruction,
@@ -379,6 +404,8 @@ class _BlockRow:
             self._compute(values, buf)
             self.rows[id(values)] = buf
             self.known[id(values)] = Input(buf, values.shape, skip=kept)
+        if self.plan.blocks is not None and self.plan.blocks.calls:
+            return row_fold_calls(self.fn, self.entry, b, red, self.known, self.index, kept)
         return _reduce_value(self.fn, self.entry, b, red, self.known, self.index, kept)
 
     def _range_fold(self, red: Instruction, op: Opcode, product: Instruction) -> ir.Value:
