@@ -115,15 +115,16 @@ class CpuTarget(Target):
 
 def load_runtime() -> float:
     """Build the libraries kernels call (the BLAS helpers, the convolution microkernels,
-    the reductions' lane folds and runtime folds), as the first compile that needs them
-    would; seconds spent (0 once built). Done once per process, like XLA:CPU loading its
-    library kernels."""
+    the reductions' lane folds and runtime folds, the row kernels' block operations), as
+    the first compile that needs them would; seconds spent (0 once built). Done once per
+    process, like XLA:CPU loading its library kernels."""
     import time
 
     from hlotool.targets.cpu.kernels.conv import load_runtime as load
     from hlotool.targets.cpu.kernels.folds import fold_runtime
     from hlotool.ir.types import PrimitiveType
     from hlotool.targets.cpu.kernels.reduce import LANES, NARROW_SOURCES, lane_runtime
+    from hlotool.targets.cpu.kernels.row_ops import row_ops_runtime
 
     start = time.perf_counter()
     load()
@@ -132,6 +133,7 @@ def load_runtime() -> float:
     for source in NARROW_SOURCES:
         lane_runtime(PrimitiveType.F32, source)
     fold_runtime()
+    row_ops_runtime()
     return time.perf_counter() - start
 
 

@@ -259,21 +259,40 @@ def test_block_operations_give_the_fused_loops_bits(lines: str, operation: str,
     assert_same(got, fused)
 
 
+WEIGHTED_SUM = """  t = f32[S] multiply(p, mb)
+  z = f32[] constant(0)
+  s = f32[5] reduce(t, z), dimensions={1}, to_apply=ad
+  sb = f32[S] broadcast(s), dimensions={0}
+  ROOT r = f32[S] divide(q, sb)"""
+
+#: A sum of products x * y per row (contracted into fma) over 22 windows of 32 with
+#: padding at both ends: the row tree's edge windows one by one, the others 8 side by side.
+ROW_DOT = """  t = f32[S] multiply(p, q)
+  z = f32[] constant(0)
+  s = f32[5] reduce(t, z), dimensions={1}, to_apply=ad
+  sb = f32[S] broadcast(s), dimensions={0}
+  d = f32[S] subtract(q, mb)
+  ROOT r = f32[S] multiply(d, sb)"""
+
+
 @pytest.mark.parametrize(("text", "shapes", "pipeline"), [
     (softmax_text(6, 1000, "kInput"), [(6, 1000)], "CALLS"),
     (LAYERNORM.replace("300]", "1024]"), [(3, 5, 1024), (1024,)], "CALLS"),
     (l2_normalize_text(9, 512), [(9, 512)], "CALLS"),
-    (LAYERNORM, [(3, 5, 300), (300,)], "LEAN"),
-    (softmax_text(4, 200, "kInput"), [(4, 200)], "LEAN"),
+    (LAYERNORM, [(3, 5, 300), (300,)], "CALLS"),
+    (softmax_text(4, 200, "kInput"), [(4, 200)], "CALLS"),
+    (softmax_text(4, 20, "kInput"), [(4, 20)], "CALLS"),
+    (row_fusion_text(ROW_DOT), [(5, 700), (5, 700)], "CALLS"),
+    (row_fusion_text(WEIGHTED_SUM), [(5, 700), (5, 700)], "LEAN"),
 ])
 def test_softmax_and_layernorm_run_as_block_calls(text: str, shapes: list[tuple[int, ...]],
                                                   pipeline: str) -> None:
     """Softmax, layernorm (a contracted sum of squares, a scale read the same for every
     row, an array constant of one value per row) and an L2 normalisation are block
-    calls: the same bits as the interpreter. With rows of 16 windows or more (32
-    elements each) their sums fold by two calls too, the lane fold and the tree fold,
-    and the kernel takes the quick pipeline; shorter rows fold by the tree's scalar
-    chains, through the lean pipeline."""
+    calls: the same bits as the interpreter. Their sums fold by calls too (rows of 16
+    windows of 32 or more: the lane fold and the tree fold; shorter ones: the row tree)
+    and the kernel takes the quick pipeline; a sum of products with a value per row
+    (not in memory) folds by the tree's scalar chains, through the lean pipeline."""
     from hlotool.frontend import parse_hlo
     from hlotool.targets.cpu import codegen
     from hlotool.targets.cpu.jit import Pipeline

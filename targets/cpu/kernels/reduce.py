@@ -1599,29 +1599,59 @@ def row_reduce_emitter(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: I
     return r
 
 
-def row_fold_by_calls(red: Instruction, source: Input | None, kept: int,
-                      square: bool) -> bool:
-    """Whether `row_fold_calls` folds a row kernel's reduce: a float sum or product whose
+def row_fold_by_calls(red: Instruction, where: Callable[[Instruction], Input | None],
+                      kept: int) -> bool:
+    """Whether `row_fold_calls` folds a row kernel's reduce, its values in memory where
+    `where` says (an input, a row buffer; None: computed): a float sum or product whose
     first tree level folds with vectors (`lane_row`; for a sum of x * x, `row_square`,
-    rows of x in memory) and whose tree above it is one dim's (`tree_runtime`)."""
-    if source is None or red.shape.element_type not in folds.COLUMN_TYPES or \
-            reducer_op(red) not in folds.COLUMN_OPS:
+    rows of x in memory) and whose tree above it is one dim's (`tree_runtime`), or an
+    f32 sum over the last dim of values (or fma-contracted products) in memory."""
+    if red.shape.element_type not in folds.COLUMN_TYPES or reducer_op(red) not in folds.COLUMN_OPS:
         return False
-    if square:
+    return _lane_source(red, where, kept) is not None or _tree_sources(red, where, kept) is not None
+
+
+def _lane_source(red: Instruction, where: Callable[[Instruction], Input | None],
+                 kept: int) -> Input | None:
+    """The rows a `row_fold_by_calls` reduce's vector first level reads, or None."""
+    square = row_square(red, kept)
+    source = where(square if square is not None else red.operand(0))
+    if source is None:
+        return None
+    if square is not None:
         lanes = source.shape.is_row_major and source.skip in (0, kept)
     else:
         lanes = lane_row(red, source, kept)
-    return lanes and math.prod(d[3] for d in fold_levels(red)[0].dims[:-1]) == 1
+    levels = fold_levels(red)
+    if not lanes or not levels:
+        return None
+    return source if math.prod(d[3] for d in levels[0].dims[:-1]) == 1 else None
+
+
+def _tree_sources(red: Instruction, where: Callable[[Instruction], Input | None],
+                  kept: int) -> list[Input] | None:
+    """What the runtime's row tree (`folds.row_tree_type`) of a `row_fold_by_calls`
+    reduce reads: [x] for a sum of x, [x, y] for a sum of x * y contracted into fma
+    (`fused_product`); None when it does not fold it."""
+    src = red.operand(0).shape
+    if red.shape.element_type is not P.F32 or reducer_op(red) is not O.ADD or \
+            strided_windows(red) or list(red.attrs["dimensions"]) != [src.rank - 1] or \
+            kept != src.rank - 1:
+        return None
+    mul = fused_product(red)
+    sources = [where(x) for x in (mul.operands if mul is not None else [red.operand(0)])]
+    if any(s is None or not s.shape.is_row_major or s.skip not in (0, kept) for s in sources):
+        return None
+    return sources  # type: ignore[return-value]
 
 
 def row_fold_calls(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: Instruction,
                    known: dict[int, Input], index: Sequence[ir.Value], kept: int) -> ir.Value:
-    """A row kernel's reduce (`row_fold_by_calls`) of the row at `index` in two calls and
-    no loops of its own: the lane fold of the whole row into its first-level values (each
-    window from the init: `_LaneFolder.rows` for one row), then the runtime's tree fold of
-    them (`_TreeRuntimeRest`) - the order `row_reduce_emitter` folds in."""
-    square = row_square(red, kept)
-    source = known[id(square if square is not None else red.operand(0))]
+    """A row kernel's reduce (`row_fold_by_calls`) of the row at `index` by calls and no
+    loops of its own, in the order `row_reduce_emitter` folds: the lane fold of the
+    whole row into its first-level values (each window from the init: `_LaneFolder.rows`
+    for one row), then the runtime's tree fold of them (`_TreeRuntimeRest`); or, for
+    rows without a vector first level, the runtime's row tree (`folds.row_tree_type`)."""
     r = _ReduceEmitter.__new__(_ReduceEmitter)
     r.fn, r.plan, r.entry, r.b = fn, ReducePlan("", [red], []), entry, b
     r.emitter = ElementalEmitter(b, dict(known))
@@ -1629,15 +1659,35 @@ def row_fold_calls(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: Instr
     r.ty = u.value_type(r.t)
     r.op = reducer_op(red)
     r.levels = fold_levels(red)
-    r.init_once = adds_init_once(red)
-    folder = _LaneFolder(b, red, r.start(1), 1, square=square is not None)
+    r.init_once = bool(r.levels) and adds_init_once(red)
+    where = lambda x: known.get(id(x))  # noqa: E731
+    n_row = math.prod(red.operand(0).shape.dimensions[kept:])
+    row = linear_index(b, red.operand(0).shape.dimensions[:kept], tuple(index))
+    with b.goto_block(entry):
+        out = b.alloca(r.ty, name="folded")
+    source = _lane_source(red, where, kept)
+    if source is None:
+        sources = _tree_sources(red, where, kept)
+        assert sources is not None
+        with b.goto_block(entry):
+            level1 = u.stack_buffer(b, r.ty, max(-(-n_row // TREE_WINDOW), 1), "windows")
+        rows = [s.pointer if s.skip else
+                b.gep(s.pointer, [b.mul(row, u.i64(n_row))], source_etype=r.ty, inbounds=True)
+                for s in sources]
+        mul = fused_product(red)
+        kind = "values" if mul is None else \
+            "squares" if mul.operand(0) is mul.operand(1) else "products"
+        rows = rows[:1] if kind == "squares" else rows
+        tree = folds.declare(b.module, folds.row_tree_symbol(r.t, kind),
+                             folds.row_tree_type(r.ty, kind))
+        b.call(tree, [*rows, u.i64(n_row), out, r.start(1), r.init(), level1])
+        return b.load(out, typ=r.ty)
+    square = row_square(red, kept) is not None
+    folder = _LaneFolder(b, red, r.start(1), 1, square=square)
     n, _, pad, count = folder.level[-1]
     with b.goto_block(entry):
         level1 = u.stack_buffer(b, r.ty, folder.positions, "lanes", align=64)
-        out = b.alloca(r.ty, name="folded")
-    base = u.i64(0) if source.skip else \
-        b.mul(linear_index(b, red.operand(0).shape.dimensions[:kept], tuple(index)),
-              u.i64(folder.per_output))
+    base = u.i64(0) if source.skip else b.mul(row, u.i64(folder.per_output))
     at = b.sub(base, u.i64(pad))
     blocks = -(-count // lane_block(red))
     b.call(folder.fold, [b.gep(source.pointer, [at], source_etype=folder.src_ety),

@@ -18,10 +18,14 @@ The row's elementwise work is done one of two ways:
   one value per row (a reduce, a constant, a broadcast of a row's value: `s`) or an
   elementwise op of the ops `row_ops` has over the row's contiguous elements (`v`):
   the row is cut into blocks of `BLOCK` elements and each op is one call into the
-  precompiled block operations (`row_ops`), the max/min folds into the range folds
-  (`folds`). The kernel is then scalar code and calls, compiled by the lean pipeline:
-  softmax of 4096x4096 compiles in ~10 ms instead of ~38 (XLA:CPU hands it to YNNPACK
-  and takes ~13), and runs as fast.
+  precompiled block operations (`row_ops`); max/min fold by the range folds (`folds`),
+  and float sums whose values are in memory by the lane fold and the tree fold, or
+  the row tree for short rows (`reduce.row_fold_calls`). The kernel is then calls and
+  a little scalar code per row, compiled by LLVM's quick pipeline (the lean one when a
+  sum still folds by the tree's emitted chains): softmax of 4096x4096 compiles in
+  ~10 ms instead of ~38 (XLA:CPU hands it to YNNPACK and takes ~13); the runtime is
+  the fused loops' within a few percent for rows of 512 and more, up to a third more
+  on rows of 256 (one more pass over the row, and a call per op on short blocks).
 - **Fused loops** otherwise: loops over the row's elements computing the values with the
   elemental emitter, which the full pipeline's loop vectorizer widens.
 
@@ -248,14 +252,15 @@ def _folds_by_calls(plan: RowPlan, red: Instruction,
                     buffered: dict[int, list[Instruction]]) -> bool:
     """Whether a float sum or product folds by `reduce.row_fold_calls`, reading its
     values where the block-call kernel leaves them (an input, or a row buffer)."""
-    square = row_square(red, plan.kept)
-    x = square if square is not None else red.operand(0)
-    rows = any(x is v for v in buffered[id(red)]) or \
-        any(x is v for vs in buffered.values() for v in vs)
-    if not rows and all(x is not i for i in plan.inputs):
-        return False
-    source = Input(ir.Constant(u.PTR, None), x.shape, plan.kept if rows else 0)
-    return row_fold_by_calls(red, source, plan.kept, square is not None)
+    rows = {id(v) for values in buffered.values() for v in values}
+    inputs = {id(i) for i in plan.inputs}
+
+    def where(x: Instruction) -> Input | None:
+        if id(x) in rows:
+            return Input(ir.Constant(u.PTR, None), x.shape, plan.kept)
+        return Input(ir.Constant(u.PTR, None), x.shape) if id(x) in inputs else None
+
+    return row_fold_by_calls(red, where, plan.kept)
 
 
 def _block_reduce(plan: RowPlan, red: Instruction,
