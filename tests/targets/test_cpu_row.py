@@ -358,3 +358,54 @@ def test_block_calls_reduce_over_two_dims_by_the_tree_of_both() -> None:
     got, want, ex = run_both(SOFTMAX_2D, x)
     assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
     assert_same(got, want)
+
+
+def narrow_softmax_text(t: str, b: int, n: int) -> str:
+    """A bf16/f16 model's softmax: converted to f32, computed there, rounded back."""
+    s = f"{b},{n}"
+    return f"""HloModule m
+{REGIONS}
+f {{
+  p = {t}[{s}] parameter(0)
+  x = f32[{s}] convert(p)
+  ninf = f32[] constant(-inf)
+  m = f32[{b}] reduce(x, ninf), dimensions={{1}}, to_apply=mx
+  mb = f32[{s}] broadcast(m), dimensions={{0}}
+  d = f32[{s}] subtract(x, mb)
+  e = f32[{s}] exponential(d)
+  z = f32[] constant(0)
+  sm = f32[{b}] reduce(e, z), dimensions={{1}}, to_apply=ad
+  sb = f32[{s}] broadcast(sm), dimensions={{0}}
+  r = f32[{s}] divide(e, sb)
+  ROOT o = {t}[{s}] convert(r)
+}}
+ENTRY e {{
+  a = {t}[{s}] parameter(0)
+  ROOT f = {t}[{s}] fusion(a), kind=kInput, calls=f
+}}"""
+
+
+@pytest.mark.parametrize("t", ["bf16", "f16"])
+@pytest.mark.parametrize("n", [1000, 200])
+def test_narrow_row_fusions_convert_by_block_calls(t: str, n: int,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A softmax between converts from and to bf16/f16 runs as block calls (the
+    conversions are block operations too): bit for bit the fused loops' and the
+    interpreter's result."""
+    import ml_dtypes
+
+    from hlotool.targets.cpu.kernels import row
+
+    text = narrow_softmax_text(t, 6, n)
+    unit = fusion_unit(text, "calls")
+    assert f"hlotool_row_f32_convert_{t}_f32_v" in unit
+    assert f"hlotool_row_f32_convert_f32_{t}_v" in unit
+    dt = ml_dtypes.bfloat16 if t == "bf16" else np.float16
+    x = (np.random.default_rng(6).standard_normal((6, n)) * 6).astype(dt)
+    got, want, ex = run_both(text, x)
+    assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
+    assert got.dtype == dt
+    assert_same(got.view(np.uint16), want.view(np.uint16))
+    monkeypatch.setattr(row, "block_kinds", lambda plan: None)
+    fused, _, _ = run_both(text, x)
+    assert_same(got.view(np.uint16), fused.view(np.uint16))

@@ -229,7 +229,7 @@ def block_kinds(plan: RowPlan) -> RowBlocks | None:
     blocks, or a float sum or product of an input or of values that fit a row buffer."""
     root = plan.roots[0]
     dims = root.shape.dimensions
-    if root.shape.element_type is not P.F32 or len(dims) <= plan.kept:
+    if len(dims) <= plan.kept:
         return None
     kinds: dict[int, str] = {}
     sources = {id(s) for s in plan.inputs} | {id(c) for c, _ in plan.constants}
@@ -307,6 +307,7 @@ class _Classifier:
     def __init__(self, plan: RowPlan, sources: set[int], reduces: set[int],
                  kinds: dict[int, str]) -> None:
         self.kept = plan.kept
+        self.root = plan.roots[0]
         self.dims = plan.roots[0].shape.dimensions
         self.sources, self.reduces, self.kinds = sources, reduces, kinds
         self.failed: set[int] = set()
@@ -322,6 +323,16 @@ class _Classifier:
         else:
             self.kinds[id(x)] = kind
         return kind
+
+    def _convert(self, x: Instruction) -> str | None:
+        """A narrow input's block widened to f32, or the root: f32 rounded to bf16/f16."""
+        o = x.operand(0)
+        src, dst = o.shape.element_type, x.shape.element_type
+        if dst is P.F32 and src in row_ops.NARROW and id(o) in self.sources:
+            return self(o)
+        if src is P.F32 and dst in row_ops.NARROW and x is self.root:
+            return BLOCKS if self(o) == BLOCKS else None
+        return None
 
     def is_row_input(self, x: Instruction) -> bool:
         """An input of the row's shape, read contiguously."""
@@ -342,10 +353,16 @@ class _Classifier:
             return None
         if id(x) in self.reduces or shape.rank == 0 or shape.dimensions == self.dims[:self.kept]:
             return SCALAR
-        if shape.dimensions != self.dims or shape.element_type is not P.F32:
+        t = shape.element_type
+        if shape.dimensions != self.dims or t not in (P.F32, *row_ops.NARROW):
             return None
         if id(x) in self.sources:
-            return BLOCKS if self.is_row_input(x) else None
+            return BLOCKS if self.is_row_input(x) or \
+                t in row_ops.NARROW and shape.is_row_major else None
+        if x.opcode is O.CONVERT:
+            return self._convert(x)
+        if t is not P.F32:
+            return None
         if x.opcode is O.CONSTANT:
             return SCALAR  # uniform (an array constant is a source)
         if x.opcode is O.BROADCAST:
@@ -393,7 +410,7 @@ class _BlockRow:
         for red, buf in zip(plan.scratch, scratch, strict=True):
             _store_reduce(b, red, buf, index, self._reduce(red), self.known)
         root = plan.roots[0]
-        dest = b.gep(out, [at], source_etype=u.F32, inbounds=True)
+        dest = b.gep(out, [at], source_etype=_etype(root), inbounds=True)
         self._compute(root, dest)
 
     def _reduce(self, red: Instruction) -> ir.Value:
@@ -441,10 +458,10 @@ class _BlockRow:
         self._prepare(x)
 
         def body(off: ir.Value, n: ir.Value) -> None:
-            at = b.gep(dest, [off], source_etype=u.F32, inbounds=True)
+            at = b.gep(dest, [off], source_etype=_etype(x), inbounds=True)
             got = self._block(x, off, n, at)
             if got is not at:
-                u.memcpy(b, at, got, b.mul(n, u.i64(4)))
+                u.memcpy(b, at, got, b.mul(n, u.i64(_itemsize(x))))
 
         self._blocks(body)
 
@@ -469,7 +486,7 @@ class _BlockRow:
             return None
         buf = self.inputs.get(id(x))
         if buf is not None:
-            return b.gep(buf.pointer, [self.row_start], source_etype=u.F32, inbounds=True)
+            return b.gep(buf.pointer, [self.row_start], source_etype=_etype(x), inbounds=True)
         if x.opcode is O.BROADCAST:
             source = self.inputs.get(id(x.operand(0)))
             if source is not None:
@@ -488,7 +505,7 @@ class _BlockRow:
         b = self.b
         row = self._row_pointer(x)
         if row is not None:
-            return b.gep(row, [off], source_etype=u.F32, inbounds=True)
+            return b.gep(row, [off], source_etype=_etype(x), inbounds=True)
         hit = self.cache.get(id(x))
         if hit is not None:
             return hit
@@ -537,6 +554,8 @@ class _BlockRow:
                         a = self._unary("negate", a, n)
                 return "fma", [a, c, other]
         args = [self._operand(o, off, n) for o in x.operands]
+        if op is O.CONVERT:
+            return row_ops.convert_name(x.operand(0).shape.element_type, x.shape.element_type), args
         if op is O.DIVIDE and divides_by_constant(x):
             return "multiply", [args[0], self._unary("recip", args[1], n)]
         return op.value, args
@@ -571,6 +590,15 @@ class _BlockRow:
             index = () if rank == 0 else tuple(self.index[:min(rank, self.plan.kept)] + zeros)
             hit = self.scalars[id(x)] = self.em.value(x, index)
         return hit
+
+
+def _etype(x: Instruction) -> ir.Type:
+    """The type of `x`'s elements in memory (f32, or a narrow input's or result's)."""
+    return u.storage_type(x.shape.element_type)
+
+
+def _itemsize(x: Instruction) -> int:
+    return int(np.dtype(x.shape.element_type.numpy_dtype).itemsize)
 
 
 def _smin(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:

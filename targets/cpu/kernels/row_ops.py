@@ -4,7 +4,8 @@ YNNPACK's precompiled kernels.
 
 Each operation computes one elementwise op over `n` values, `out[i] = op(a[i], c[i])`,
 where an operand is a block (`v`, a pointer) or one value for all of them (`s`, a float:
-a row's reduced value, a constant). The op is computed by the elemental emitter's own
+a row's reduced value, a constant); conversions read or write bf16/f16 blocks (a bf16
+model's softmax and layernorm, computed in f32 between converts). The op is computed by the elemental emitter's own
 code (`ElementalEmitter.float_op`, the polynomials of targets/llvm/math.py), so a row
 kernel made of these calls gives the bits a row kernel of fused loops gives, and the
 interpreter's. The library is compiled once through the full pipeline (its loops are
@@ -62,6 +63,17 @@ BINARY: dict[str, Compute] = {op.value: _op(op) for op in (
     O.ADD, O.SUBTRACT, O.MULTIPLY, O.DIVIDE, O.MAXIMUM, O.MINIMUM)}
 #: fma(a, b, c) = a * b + c rounded once (an f32 product contracted into its add).
 TERNARY: dict[str, Compute] = {"fma": _fma}
+#: Element types a block converts from (an input) or to (the result) f32.
+NARROW = (P.BF16, P.F16)
+
+
+def convert_name(src: PrimitiveType, dst: PrimitiveType) -> str:
+    """The block operation converting src to dst (one of them f32, the other NARROW)."""
+    return f"convert_{src.name.lower()}_{dst.name.lower()}"
+
+
+def _conversions() -> list[tuple[str, PrimitiveType, PrimitiveType]]:
+    return [(convert_name(a, c), a, c) for t in NARROW for a, c in ((t, P.F32), (P.F32, t))]
 
 
 def _kinds(arity: int) -> list[str]:
@@ -87,12 +99,9 @@ def function_type(kinds: str) -> ir.FunctionType:
     return ir.FunctionType(ir.VoidType(), args)
 
 
-def supports(op: str, kinds: str) -> bool:
-    table = {1: UNARY, 2: BINARY, 3: TERNARY}.get(len(kinds), {})
-    return op in table and "v" in kinds
-
-
-def _emit(module: ir.Module, op: str, kinds: str, compute: Compute) -> None:
+def _emit(module: ir.Module, op: str, kinds: str, compute: Compute,
+          src: PrimitiveType = P.F32, dst: PrimitiveType = P.F32) -> None:
+    """`op` over blocks of `src` elements (its block operands) into `dst` ones."""
     fn = ir.Function(module, function_type(kinds), name=symbol(op, kinds))
     fn.attributes.add("nounwind")
     for arg in fn.args:
@@ -101,11 +110,16 @@ def _emit(module: ir.Module, op: str, kinds: str, compute: Compute) -> None:
     out, *operands, n = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     em = ElementalEmitter(b, {})
+    into, read = u.storage_type(dst), u.storage_type(src)
     with u.for_range(b, n, name="i") as i:
-        args = [b.load(b.gep(a, [i], source_etype=u.F32, inbounds=True), typ=u.F32)
+        args = [b.load(b.gep(a, [i], source_etype=read, inbounds=True), typ=read)
                 if k == "v" else a for a, k in zip(operands, kinds, strict=True)]
-        b.store(compute(em, args), b.gep(out, [i], source_etype=u.F32, inbounds=True))
+        b.store(compute(em, args), b.gep(out, [i], source_etype=into, inbounds=True))
     b.ret_void()
+
+
+def _converter(src: PrimitiveType, dst: PrimitiveType) -> Compute:
+    return lambda em, args: em.convert(args[0], src, dst)
 
 
 @functools.cache
@@ -116,14 +130,18 @@ def row_ops_runtime() -> object:
 
     ops = operations()
 
+    converts = _conversions()
+
     def text() -> str:
         module = ir.Module(name="hlotool_row_ops")
         for op, kinds, compute in ops:
             _emit(module, op, kinds, compute)
+        for op, src, dst in converts:
+            _emit(module, op, "v", _converter(src, dst), src, dst)
         return str(module)
 
     library = runtime_library("row_ops_f32", text, Pipeline.FULL)
-    for op, kinds, _ in ops:
+    for op, kinds in [(op, kinds) for op, kinds, _ in ops] + [(c, "v") for c, _, _ in converts]:
         name = symbol(op, kinds)
         llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
     return library  # kept alive for the life of the process
