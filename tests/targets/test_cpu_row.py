@@ -315,7 +315,7 @@ def test_softmax_and_layernorm_run_as_block_calls(text: str, shapes: list[tuple[
     # an op the block operations lack
     "  ROOT r = f32[S] power(q, mb)",
     # a value of another type
-    "  h = f16[S] convert(q)\n  c = f32[S] convert(h)\n  ROOT r = f32[S] add(c, mb)",
+    "  h = f64[S] convert(q)\n  c = f32[S] convert(h)\n  ROOT r = f32[S] add(c, mb)",
 ])
 def test_rows_the_block_operations_lack_run_as_fused_loops(lines: str) -> None:
     text = row_fusion_text(lines, rows=6, n=6)
@@ -409,3 +409,66 @@ def test_narrow_row_fusions_convert_by_block_calls(t: str, n: int,
     monkeypatch.setattr(row, "block_kinds", lambda plan: None)
     fused, _, _ = run_both(text, x)
     assert_same(got.view(np.uint16), fused.view(np.uint16))
+
+
+def narrow_ops_softmax_text(t: str, b: int, n: int) -> str:
+    """jax.nn.softmax of a bf16/f16 array: its max, subtraction, exp and division in the
+    narrow type (each op rounded), the sum in f32."""
+    s = f"{b},{n}"
+    return f"""HloModule m
+nmx {{
+  x = {t}[] parameter(0)
+  y = {t}[] parameter(1)
+  ROOT z = {t}[] maximum(x, y)
+}}
+{REGIONS}
+f {{
+  p = {t}[{s}] parameter(0)
+  ninf = {t}[] constant(-inf)
+  m = {t}[{b}] reduce(p, ninf), dimensions={{1}}, to_apply=nmx
+  mb = {t}[{s}] broadcast(m), dimensions={{0}}
+  d = {t}[{s}] subtract(p, mb)
+  e = {t}[{s}] exponential(d)
+  w = f32[{s}] convert(e)
+  z = f32[] constant(0)
+  sm = f32[{b}] reduce(w, z), dimensions={{1}}, to_apply=ad
+  sn = {t}[{b}] convert(sm)
+  sb = {t}[{s}] broadcast(sn), dimensions={{0}}
+  c = {t}[] constant(2)
+  cb = {t}[{s}] broadcast(c), dimensions={{}}
+  h = {t}[{s}] divide(e, cb)
+  ROOT r = {t}[{s}] divide(h, sb)
+}}
+ENTRY e {{
+  a = {t}[{s}] parameter(0)
+  ROOT f = {t}[{s}] fusion(a), kind=kInput, calls=f
+}}"""
+
+
+@pytest.mark.parametrize("t", ["bf16", "f16"])
+@pytest.mark.parametrize("n", [1000, 200])
+def test_narrow_ops_round_every_result_in_block_calls(t: str, n: int,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """bf16/f16 ops (jax.nn.softmax of a bf16 array) as block calls: each op computed in
+    f32 and rounded to the type (its block holding the f32 the rounded value equals), a
+    division by a constant by the reciprocal rounded to the type, the max folded in f32
+    and rounded once (exact), the exp computed once for the sum and the division: bit
+    for bit the fused loops' and the interpreter's result."""
+    import ml_dtypes
+
+    from hlotool.targets.cpu.kernels import row
+
+    text = narrow_ops_softmax_text(t, 6, n)
+    unit = fusion_unit(text, "calls")
+    assert f"hlotool_row_f32_round_{t}_v" in unit
+    assert unit.count("call void @hlotool_row_f32_exponential_v") == 1
+    dt = ml_dtypes.bfloat16 if t == "bf16" else np.float16
+    x = (np.random.default_rng(11).standard_normal((6, n)) * 6).astype(dt)
+    x[0, :3] = [np.inf, -np.inf, 0]
+    x[1, 0] = np.nan
+    got, want, ex = run_both(text, x)
+    assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
+    assert_same(got.astype(np.float32), want.astype(np.float32))
+    monkeypatch.setattr(row, "block_kinds", lambda plan: None)
+    fused, _, _ = run_both(text, x)
+    assert_same(got.astype(np.float32), fused.astype(np.float32))

@@ -269,14 +269,15 @@ def _block_reduce(plan: RowPlan, red: Instruction,
     (`RowBlocks.buffered`), or None when it cannot fold it."""
     product = red.operand(0)
     rank, kept = product.shape.rank, plan.kept
-    if red.shape.element_type is not P.F32 or red.operand_count != 2 or \
+    t = red.shape.element_type
+    if t not in (P.F32, *row_ops.NARROW) or red.operand_count != 2 or \
             product.shape.dimensions != plan.roots[0].shape.dimensions or \
             sorted(red.attrs["dimensions"]) != list(range(kept, rank)):
         return None
     op = reducer_op(red)
-    if op in (O.MAXIMUM, O.MINIMUM):
+    if op in (O.MAXIMUM, O.MINIMUM):  # a narrow one too: f32 max picks a value, exact
         return [] if not fold_levels(red) and classify(product) == BLOCKS else None
-    if op not in (O.ADD, O.MULTIPLY):
+    if op not in (O.ADD, O.MULTIPLY) or t is not P.F32:
         return None
     if classify.is_row_input(product):
         return []
@@ -325,14 +326,12 @@ class _Classifier:
         return kind
 
     def _convert(self, x: Instruction) -> str | None:
-        """A narrow input's block widened to f32, or the root: f32 rounded to bf16/f16."""
+        """Between f32 and bf16/f16 (a narrow value's block holds the f32 it equals)."""
         o = x.operand(0)
         src, dst = o.shape.element_type, x.shape.element_type
-        if dst is P.F32 and src in row_ops.NARROW and id(o) in self.sources:
-            return self(o)
-        if src is P.F32 and dst in row_ops.NARROW and x is self.root:
-            return BLOCKS if self(o) == BLOCKS else None
-        return None
+        if {src, dst} not in ({P.F32, P.BF16}, {P.F32, P.F16}):
+            return None
+        return self(o)
 
     def is_row_input(self, x: Instruction) -> bool:
         """An input of the row's shape, read contiguously."""
@@ -361,7 +360,7 @@ class _Classifier:
                 t in row_ops.NARROW and shape.is_row_major else None
         if x.opcode is O.CONVERT:
             return self._convert(x)
-        if t is not P.F32:
+        if t is P.F16 and x.opcode is O.LOGISTIC:  # XLA:CPU expands it into rounded f16 ops
             return None
         if x.opcode is O.CONSTANT:
             return SCALAR  # uniform (an array constant is a source)
@@ -426,6 +425,9 @@ class _BlockRow:
             self._compute(values, buf)
             self.rows[id(values)] = buf
             self.known[id(values)] = Input(buf, values.shape, skip=kept)
+            widened = values.operand(0) if values.opcode is O.CONVERT else None
+            if widened is not None and id(widened) not in self.inputs:
+                self.rows[id(widened)] = buf  # a narrow value's row: the f32 it equals
         if self.plan.blocks is not None and self.plan.blocks.calls:
             return row_fold_calls(self.fn, self.entry, b, red, self.known, self.index, kept)
         return _reduce_value(self.fn, self.entry, b, red, self.known, self.index, kept)
@@ -435,9 +437,10 @@ class _BlockRow:
         b = self.b
         fold = folds.declare(b.module, folds.range_symbol(P.F32, op),
                              folds.range_fold_type(u.F32))
-        init = self.em.value(red.operand(1), ())
+        t = red.shape.element_type
+        init = self._wide(self.em.value(red.operand(1), ()), t)
         row = self._row_pointer(product)
-        if row is not None:
+        if row is not None and t is P.F32:
             return b.call(fold, [row, u.i64(self.length), init])
         with b.goto_block(self.entry):
             acc = b.alloca(u.F32, name="acc")
@@ -445,11 +448,12 @@ class _BlockRow:
         self._prepare(product)
 
         def body(off: ir.Value, n: ir.Value) -> None:
-            values = self._block(product, off, n, None)
+            values = self._f32(product, off, n)
             b.store(b.call(fold, [values, n, b.load(acc, typ=u.F32)]), acc)
 
         self._blocks(body)
-        return b.load(acc, typ=u.F32)
+        value = b.load(acc, typ=u.F32)
+        return value if t is P.F32 else self.em.narrow(value, t)
 
     # -- blocks ---------------------------------------------------------------------------
     def _compute(self, x: Instruction, dest: ir.Value) -> None:
@@ -471,6 +475,7 @@ class _BlockRow:
         count = -(-self.length // self.block)
         with u.for_range(b, count, name="block") as k:
             self.cache: dict[int, ir.Value] = {}
+            self.wide: dict[int, ir.Value] = {}
             self.used = 0
             off = b.mul(k, u.i64(self.block))
             n = u.i64(self.block) if self.length % self.block == 0 else \
@@ -501,24 +506,61 @@ class _BlockRow:
         return self.temps[self.used - 1]
 
     def _block(self, x: Instruction, off: ir.Value, n: ir.Value, dest: ir.Value | None) -> ir.Value:
-        """A pointer to this block of `x`'s values (`dest` when it computes them)."""
+        """A pointer to this block of `x`'s values (`dest` when it computes them): in
+        memory, the values as stored (a bf16/f16 input's 16-bit ones); computed, f32
+        blocks (a narrow value's holding the f32 it equals), except into a narrow `dest`
+        (the root), which gets them rounded."""
         b = self.b
+        if id(x) in self.rows:
+            return b.gep(self.rows[id(x)], [off], source_etype=u.F32, inbounds=True)
         row = self._row_pointer(x)
         if row is not None:
             return b.gep(row, [off], source_etype=_etype(x), inbounds=True)
         hit = self.cache.get(id(x))
         if hit is not None:
             return hit
-        op, args = self._operation(x, off, n)
-        into = dest if dest is not None else self._temp()
-        row_ops.call(b, op, "".join(k for k, _ in args), into, [v for _, v in args], n)
-        self.cache[id(x)] = into
-        return into
+        t = x.shape.element_type
+        if x.opcode is O.CONVERT:  # f32 <-> bf16/f16
+            wide = self._f32(x.operand(0), off, n)
+            if t is P.F32:
+                got = wide  # the f32 a narrow value equals
+            else:
+                got = dest if dest is not None else self._temp()
+                op = row_ops.convert_name(P.F32, t) if dest is not None else row_ops.round_name(t)
+                row_ops.call(b, op, BLOCKS, got, [wide], n)
+        else:
+            op, args = self._operation(x, off, n)
+            narrow = t is not P.F32
+            into = dest if dest is not None and not narrow else self._temp()
+            row_ops.call(b, op, "".join(k for k, _ in args), into, [v for _, v in args], n)
+            got = into
+            if narrow:  # rounded to the type, as the emitter's `_narrow_op`
+                got = dest if dest is not None else self._temp()
+                op = row_ops.convert_name(P.F32, t) if dest is not None else row_ops.round_name(t)
+                row_ops.call(b, op, BLOCKS, got, [into], n)
+        self.cache[id(x)] = got
+        return got
+
+    def _f32(self, x: Instruction, off: ir.Value, n: ir.Value) -> ir.Value:
+        """This block of `x`'s values as f32 (a bf16/f16 input's widened)."""
+        got = self._block(x, off, n, None)
+        t = x.shape.element_type
+        if t is P.F32 or id(x) not in self.inputs:
+            return got
+        hit = self.wide.get(id(x))
+        if hit is None:
+            hit = self.wide[id(x)] = self._temp()
+            row_ops.call(self.b, row_ops.convert_name(t, P.F32), BLOCKS, hit, [got], n)
+        return hit
+
+    def _wide(self, v: ir.Value, t: PrimitiveType) -> ir.Value:
+        """A value of type t as the f32 the block operations take."""
+        return v if t is P.F32 else self.em.widen(v, t)
 
     def _operand(self, x: Instruction, off: ir.Value, n: ir.Value) -> Operand:
         if self.kinds[id(x)] == SCALAR:
-            return SCALAR, self._scalar(x)
-        return BLOCKS, self._block(x, off, n, None)
+            return SCALAR, self._wide(self._scalar(x), x.shape.element_type)
+        return BLOCKS, self._f32(x, off, n)
 
     def _unary(self, op: str, a: Operand, n: ir.Value) -> Operand:
         """op on an operand: in the kernel for a value, a block operation for a block."""
@@ -554,10 +596,12 @@ class _BlockRow:
                         a = self._unary("negate", a, n)
                 return "fma", [a, c, other]
         args = [self._operand(o, off, n) for o in x.operands]
-        if op is O.CONVERT:
-            return row_ops.convert_name(x.operand(0).shape.element_type, x.shape.element_type), args
         if op is O.DIVIDE and divides_by_constant(x):
-            return "multiply", [args[0], self._unary("recip", args[1], n)]
+            t = x.shape.element_type
+            kind, recip = self._unary("recip", args[1], n)
+            if t is not P.F32:  # the reciprocal rounded to the type (`_narrow_op`)
+                recip = self.em.widen(self.em.narrow(recip, t), t)
+            return "multiply", [args[0], (kind, recip)]
         return op.value, args
 
     # -- one value per row ----------------------------------------------------------------

@@ -72,8 +72,18 @@ def convert_name(src: PrimitiveType, dst: PrimitiveType) -> str:
     return f"convert_{src.name.lower()}_{dst.name.lower()}"
 
 
+def round_name(t: PrimitiveType) -> str:
+    """The block operation rounding f32 values to t (NARROW) and back: a bf16/f16 op's
+    result, as the f32 it equals."""
+    return f"round_{t.name.lower()}"
+
+
 def _conversions() -> list[tuple[str, PrimitiveType, PrimitiveType]]:
     return [(convert_name(a, c), a, c) for t in NARROW for a, c in ((t, P.F32), (P.F32, t))]
+
+
+def _rounder(t: PrimitiveType) -> Compute:
+    return lambda em, args: em.widen(em.narrow(args[0], t), t)
 
 
 def _kinds(arity: int) -> list[str]:
@@ -138,10 +148,14 @@ def row_ops_runtime() -> object:
             _emit(module, op, kinds, compute)
         for op, src, dst in converts:
             _emit(module, op, "v", _converter(src, dst), src, dst)
+        for t in NARROW:
+            _emit(module, round_name(t), "v", _rounder(t))
         return str(module)
 
     library = runtime_library("row_ops_f32", text, Pipeline.FULL)
-    for op, kinds in [(op, kinds) for op, kinds, _ in ops] + [(c, "v") for c, _, _ in converts]:
+    names = [(op, kinds) for op, kinds, _ in ops] + [(c, "v") for c, _, _ in converts] + \
+        [(round_name(t), "v") for t in NARROW]
+    for op, kinds in names:
         name = symbol(op, kinds)
         llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
     return library  # kept alive for the life of the process
