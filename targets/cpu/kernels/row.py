@@ -108,6 +108,8 @@ class RowPlan:
         if self.blocks is not None:
             row_ops.row_ops_runtime()
             folds.fold_runtime()
+            for t in self.blocks.rounded:
+                row_ops.rounded_runtime(t)
 
     @property
     def pipeline(self) -> Pipeline:
@@ -220,6 +222,8 @@ class RowBlocks:
     #: the range fold): the kernel is then calls and a little scalar code per row, for
     #: LLVM's quick pipeline.
     calls: bool
+    #: The narrow types of the bf16/f16 ops it computes (`row_ops.rounded_runtime`).
+    rounded: frozenset[PrimitiveType] = frozenset()
 
 
 def block_kinds(plan: RowPlan) -> RowBlocks | None:
@@ -245,7 +249,11 @@ def block_kinds(plan: RowPlan) -> RowBlocks | None:
         buffered[id(red)] = values
     calls = all(reducer_op(r) in (O.MAXIMUM, O.MINIMUM) or _folds_by_calls(plan, r, buffered)
                 for r in plan.scratch)
-    return RowBlocks(kinds, buffered, calls)
+    rounded = frozenset(
+        i.shape.element_type for i in root.parent.instructions
+        if kinds.get(id(i)) == BLOCKS and i.shape.element_type in row_ops.NARROW
+        and i.opcode not in (O.PARAMETER, O.CONVERT) and i is not root)
+    return RowBlocks(kinds, buffered, calls, rounded)
 
 
 def _folds_by_calls(plan: RowPlan, red: Instruction,
@@ -505,11 +513,12 @@ class _BlockRow:
         self.used += 1
         return self.temps[self.used - 1]
 
-    def _block(self, x: Instruction, off: ir.Value, n: ir.Value, dest: ir.Value | None) -> ir.Value:
+    def _block(self, x: Instruction, off: ir.Value, n: ir.Value, dest: ir.Value | None,
+               wide_dest: bool = False) -> ir.Value:
         """A pointer to this block of `x`'s values (`dest` when it computes them): in
         memory, the values as stored (a bf16/f16 input's 16-bit ones); computed, f32
-        blocks (a narrow value's holding the f32 it equals), except into a narrow `dest`
-        (the root), which gets them rounded."""
+        blocks (a narrow value's holding the f32 it equals), except into a `dest` of x's
+        narrow type (the root), which gets them rounded; `wide_dest`: `dest` holds f32."""
         b = self.b
         if id(x) in self.rows:
             return b.gep(self.rows[id(x)], [off], source_etype=u.F32, inbounds=True)
@@ -521,7 +530,13 @@ class _BlockRow:
             return hit
         t = x.shape.element_type
         if x.opcode is O.CONVERT:  # f32 <-> bf16/f16
-            wide = self._f32(x.operand(0), off, n)
+            o = x.operand(0)
+            if t is P.F32 and dest is not None and id(o) not in self.inputs and \
+                    id(o) not in self.rows and id(o) not in self.cache:
+                got = self._block(o, off, n, dest, wide_dest=True)  # straight into dest
+                self.cache[id(x)] = got
+                return got
+            wide = self._f32(o, off, n)
             if t is P.F32:
                 got = wide  # the f32 a narrow value equals
             else:
@@ -530,14 +545,19 @@ class _BlockRow:
                 row_ops.call(b, op, BLOCKS, got, [wide], n)
         else:
             op, args = self._operation(x, off, n)
+            kinds, values = "".join(k for k, _ in args), [v for _, v in args]
             narrow = t is not P.F32
-            into = dest if dest is not None and not narrow else self._temp()
-            row_ops.call(b, op, "".join(k for k, _ in args), into, [v for _, v in args], n)
-            got = into
-            if narrow:  # rounded to the type, as the emitter's `_narrow_op`
+            if narrow and (dest is None or wide_dest):  # rounded, as `_narrow_op`
                 got = dest if dest is not None else self._temp()
-                op = row_ops.convert_name(P.F32, t) if dest is not None else row_ops.round_name(t)
-                row_ops.call(b, op, BLOCKS, got, [into], n)
+                row_ops.call(b, op, kinds, got, values, n, rounded=t)
+            elif narrow:  # the root: computed in f32, stored rounded
+                wide = self._temp()
+                row_ops.call(b, op, kinds, wide, values, n)
+                got = dest
+                row_ops.call(b, row_ops.convert_name(P.F32, t), BLOCKS, got, [wide], n)
+            else:
+                got = dest if dest is not None else self._temp()
+                row_ops.call(b, op, kinds, got, values, n)
         self.cache[id(x)] = got
         return got
 

@@ -110,9 +110,9 @@ def function_type(kinds: str) -> ir.FunctionType:
 
 
 def _emit(module: ir.Module, op: str, kinds: str, compute: Compute,
-          src: PrimitiveType = P.F32, dst: PrimitiveType = P.F32) -> None:
+          src: PrimitiveType = P.F32, dst: PrimitiveType = P.F32, name: str = "") -> None:
     """`op` over blocks of `src` elements (its block operands) into `dst` ones."""
-    fn = ir.Function(module, function_type(kinds), name=symbol(op, kinds))
+    fn = ir.Function(module, function_type(kinds), name=name or symbol(op, kinds))
     fn.attributes.add("nounwind")
     for arg in fn.args:
         if isinstance(arg.type, ir.PointerType):
@@ -161,11 +161,43 @@ def row_ops_runtime() -> object:
     return library  # kept alive for the life of the process
 
 
+def rounded_symbol(op: str, kinds: str, t: PrimitiveType) -> str:
+    return f"{symbol(op, kinds)}_{t.name.lower()}"
+
+
+def _rounded(compute: Compute, t: PrimitiveType) -> Compute:
+    return lambda em, args: em.widen(em.narrow(compute(em, args), t), t)
+
+
+@functools.cache
+def rounded_runtime(t: PrimitiveType) -> object:
+    """The unary and binary block operations with their result rounded to t (NARROW)
+    and back, as a bf16/f16 op's (`ElementalEmitter._narrow_op`): a library of its own,
+    loaded only for kernels with such ops."""
+    from hlotool.targets.cpu.cache import runtime_library
+
+    ops = [(op, kinds, fn) for op, kinds, fn in operations() if op not in TERNARY]
+
+    def text() -> str:
+        module = ir.Module(name=f"hlotool_row_ops_{t.name.lower()}")
+        for op, kinds, compute in ops:
+            fn = _rounded(compute, t)
+            _emit(module, op, kinds, fn, name=rounded_symbol(op, kinds, t))
+        return str(module)
+
+    library = runtime_library(f"row_ops_rounded_{t.name}", text, Pipeline.FULL)
+    for op, kinds, _ in ops:
+        name = rounded_symbol(op, kinds, t)
+        llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
+    return library
+
+
 def call(b: ir.IRBuilder, op: str, kinds: str, out: ir.Value, args: list[ir.Value],
-         n: ir.Value) -> None:
-    """Call the block operation `op` on `args` (pointers for "v", floats for "s")."""
+         n: ir.Value, rounded: PrimitiveType | None = None) -> None:
+    """Call the block operation `op` on `args` (pointers for "v", floats for "s"), its
+    result rounded to `rounded` and back when given (`rounded_runtime`)."""
     module = b.module
-    name = symbol(op, kinds)
+    name = symbol(op, kinds) if rounded is None else rounded_symbol(op, kinds, rounded)
     fn = module.globals.get(name)
     if fn is None:
         fn = ir.Function(module, function_type(kinds), name=name)
