@@ -4,8 +4,10 @@ The rules are data (`rules_algebraic`, tinygrad's `PatternMatcher` idea): each n
 opcodes it looks at, says in one line what it does, and has a function that returns the
 replacement instruction or None. Every rule is numerically exact (up to XLA:CPU's
 flushing of denormals by arithmetic: `x * 1 -> x` keeps a denormal `x`, as in XLA) except
-the two that XLA itself applies and that reorder a floating-point sum (vector dot to
-reduce, reduce of a transpose); those stay within XLA's own tolerance.
+three that XLA itself applies: two reorder a floating-point sum (vector dot to reduce,
+reduce of a transpose), and one, on CPU only, divides once per element of a broadcast
+divisor and multiplies (`divide_by_broadcast`); those stay within XLA's own tolerance and
+give XLA:CPU's results.
 """
 
 from __future__ import annotations
@@ -66,7 +68,9 @@ class AlgebraicSimplifyPass(Pass):
     instructions with control edges or dynamic shapes are skipped, as in XLA.
 
     With `dot-strength-reduction=false`, dots are never rewritten into multiplies and
-    reductions (XLA's `enable_dot_strength_reduction`).
+    reductions (XLA's `enable_dot_strength_reduction`); with `cpu=true` (XLA's
+    `executing_on_cpu`, the `cpu` pipeline), a division by a broadcast is a
+    multiplication by the broadcast reciprocal (`divide_by_broadcast`).
     """
 
     name = "algebraic-simplify"
@@ -74,6 +78,7 @@ class AlgebraicSimplifyPass(Pass):
     xla = "AlgebraicSimplifier"
     max_iterations: int = 10
     dot_strength_reduction: bool = True
+    cpu: bool = False
 
     def run(self, module: Module) -> bool:
         names = NameTable(module)
@@ -91,6 +96,8 @@ class AlgebraicSimplifyPass(Pass):
         by_opcode: dict[Opcode, list[Rule]] = {}
         for r in rules_algebraic:
             if not self.dot_strength_reduction and r in rules_dot_strength_reduction:
+                continue
+            if not self.cpu and r in rules_cpu:
                 continue
             for op in r.opcodes:
                 by_opcode.setdefault(op, []).append(r)
@@ -289,6 +296,23 @@ def abs_of_negate(ins: Instruction, b: Builder) -> Instruction | None:
     """abs(-x) -> abs(x)."""
     inner = ins.operand(0)
     return b.add(O.ABS, [inner.operand(0)]) if inner.opcode is O.NEGATE else None
+
+
+def divide_by_broadcast(ins: Instruction, b: Builder) -> Instruction | None:
+    """x / broadcast(y) -> x * broadcast(1 / y) for real floats, y used only by the
+    broadcast and not a constant (XLA:CPU's rewrite under `executing_on_cpu`: one division
+    per element of y instead of per element of x; the result rounds twice, so it may
+    differ from x / y by an ulp, as XLA:CPU's does). A constant y is left to the kernels'
+    division by a constant, which is XLA's `A / Const => A * (1 / Const)`."""
+    x, bcast = ins.operands
+    if bcast.opcode is not O.BROADCAST:
+        return None
+    y = bcast.operand(0)
+    t = _et(ins)
+    if _is_int_or_pred(t) or t.is_complex or len(y.users) != 1 or y.opcode is O.CONSTANT:
+        return None
+    recip = b.add(O.DIVIDE, [b.splat(1, y.shape), y])
+    return b.add(O.MULTIPLY, [x, b.broadcast(recip, ins.shape, bcast.attrs["dimensions"])])
 
 
 def power_zero(ins: Instruction, b: Builder) -> Instruction | None:
@@ -789,6 +813,11 @@ rules_dot_strength_reduction: tuple[Rule, ...] = (
     rule(O.DOT, "dot of two vectors -> reduce(multiply)", dot_of_vectors),
 )
 
+#: Rewrites XLA's AlgebraicSimplifier makes only with `executing_on_cpu`.
+rules_cpu: tuple[Rule, ...] = (
+    rule(O.DIVIDE, "x / broadcast(y) -> x * broadcast(1 / y) (CPU)", divide_by_broadcast),
+)
+
 #: Every rule, in the order tried for an instruction.
 rules_algebraic: tuple[Rule, ...] = (
     # -- elementwise arithmetic --------------------------------------------------------
@@ -806,6 +835,7 @@ rules_algebraic: tuple[Rule, ...] = (
     rule(O.ABS, "abs(-x) -> abs(x)", abs_of_negate),
     rule(O.POWER, "x ** 0 -> 1", power_zero),
     rule(O.POWER, "x ** 2 -> x * x", power_two),
+    *rules_cpu,
     # -- select and conversions ------------------------------------------------------
     rule(O.SELECT, "select(p, x, x) -> x", select_same),
     rule(O.SELECT, "select(true, a, b) -> a, select(false, a, b) -> b", select_constant),

@@ -55,22 +55,33 @@ class PipelineSpec:
 
 # -- shared groups ------------------------------------------------------------------------
 _SIMPLIFY = "algebraic-simplify{dot-strength-reduction=false}"
+#: XLA:CPU's simplifier also runs with `executing_on_cpu` (a division by a broadcast as a
+#: multiplication by its reciprocal).
+_CPU_SIMPLIFY = "algebraic-simplify{dot-strength-reduction=false,cpu=true}"
 
-CPU_SIMPLIFICATION = Group(
-    "simplification",
-    (
-        (_SIMPLIFY, "identities and redundant data movement; CPU dots stay dots"),
-        ("sort-simplifier", "drop sort operands whose results nobody reads"),
-        ("dce", "remove what the rewrites left unused"),
-        ("while-loop-invariant-code-motion", "hoist loop-invariant work out of loop bodies"),
-        ("tuple-simplifier", "read tuple elements from where they were made"),
-        ("while-loop-simplifier", "drop unused loop state and loops that never run"),
-        ("dce", "remove the old loop state"),
-        ("reshape-mover", "sink reshapes and transposes below elementwise ops"),
-        ("constant-folding", "evaluate constant subexpressions at compile time"),
-    ),
-    "CreateSimplificationPipeline, run to a fixed point",
-)
+
+def _simplification(simplify: str) -> Group:
+    """CreateSimplificationPipeline, run to a fixed point, with `simplify` as its
+    algebraic simplifier."""
+    return Group(
+        "simplification",
+        (
+            (simplify, "identities and redundant data movement; CPU dots stay dots"),
+            ("sort-simplifier", "drop sort operands whose results nobody reads"),
+            ("dce", "remove what the rewrites left unused"),
+            ("while-loop-invariant-code-motion", "hoist loop-invariant work out of loop bodies"),
+            ("tuple-simplifier", "read tuple elements from where they were made"),
+            ("while-loop-simplifier", "drop unused loop state and loops that never run"),
+            ("dce", "remove the old loop state"),
+            ("reshape-mover", "sink reshapes and transposes below elementwise ops"),
+            ("constant-folding", "evaluate constant subexpressions at compile time"),
+        ),
+        "CreateSimplificationPipeline, run to a fixed point",
+    )
+
+
+CPU_SIMPLIFICATION = _simplification(_CPU_SIMPLIFY)
+TPU_SIMPLIFICATION = _simplification(_SIMPLIFY)
 
 _LATE_CLEANUP = Group(
     "simplification after layout assignment",
@@ -245,7 +256,7 @@ SPECS: dict[str, PipelineSpec] = {
             ("dot-decomposer", "canonical dots for the MXU"),
             ("topk-decomposer", "top-k as sort and slice"),
             ("batchnorm-expander", "batch norm as reductions and elementwise math"),
-            CPU_SIMPLIFICATION,
+            TPU_SIMPLIFICATION,
             ("transpose-folding", "the MXU reads transposed operands itself"),
             ("cse", "one instruction per distinct computation"),
             ("layout-assignment", "row-major layouts, explicit copies"),
