@@ -38,8 +38,9 @@ hit in a new process, which also loads LLVM's code and the runtime libraries.
 
 hlotool's outputs (`--output`) are checked against XLA's once per case (rtol 2e-4, atol
 1e-5 of the largest output magnitude: dots sum in another order; rtol 2e-2 for bf16/f16
-results, two bf16 ulps: XLA:CPU rewrites a division by a broadcast into a multiplication
-by the reciprocal, where hlotool, as the interpreter, divides as the HLO says); a mismatch is printed
+results, two bf16 ulps: XLA:CPU's float normalization computes some bf16 intermediates in
+f32, such as the reciprocal its simplifier makes of a division by a broadcast, where
+hlotool rounds every bf16 op as the HLO says); a mismatch is printed
 under the table and marks the case `FAIL`.
 """
 
