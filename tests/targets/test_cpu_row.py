@@ -204,6 +204,25 @@ def fusion_unit(text: str, *pipelines: str) -> str:
     return unit
 
 
+def assert_block_calls_agree(text: str, args: list[np.ndarray],
+                             monkeypatch: pytest.MonkeyPatch, ulps: int = 0) -> np.ndarray:
+    """The native result of `text` (one kernel) equals the interpreter's (within `ulps`)
+    and, bit for bit, the fused loops' (the block calls turned off); the result."""
+    from hlotool.targets.cpu.kernels import row
+
+    def wide(a: np.ndarray) -> np.ndarray:  # bf16/f16 as the f32 values they equal
+        return a.astype(np.float32) if a.dtype.itemsize == 2 else a
+
+    got, want, ex = run_both(text, *args)
+    assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
+    assert_same(wide(got), wide(want), ulps)
+    monkeypatch.setattr(row, "block_kinds", lambda plan: None)
+    assert "hlotool_row_f32_" not in kernel_ir(text)
+    fused, _, _ = run_both(text, *args)
+    assert_same(wide(got), wide(fused))
+    return got
+
+
 UNARY_OPS = ["exponential", "log", "tanh", "logistic", "erf", "exponential-minus-one",
              "log-plus-one", "sqrt", "rsqrt", "negate", "abs", "sign", "floor", "ceil",
              "round-nearest-even", "round-nearest-afz"]
@@ -240,8 +259,6 @@ def test_block_operations_give_the_fused_loops_bits(lines: str, operation: str,
     block operations (row_ops): bit for bit what the fused loops give, and the
     interpreter's result, denormals and the row's end (700 = one block of 512 and a
     part) included."""
-    from hlotool.targets.cpu.kernels import row
-
     text = row_fusion_text(lines)
     unit = fusion_unit(text, "calls")  # its one fold, the row max, is a call too
     assert f"hlotool_row_f32_{operation.replace('-', '_')}" in unit
@@ -250,13 +267,7 @@ def test_block_operations_give_the_fused_loops_bits(lines: str, operation: str,
     q = rng.standard_normal((5, 700)).astype(np.float32) * 4
     p[0, :8] = [0, -0.0, 1e-40, -1e-40, np.inf, -np.inf, 2.5, -2.5]
     q[1, :4] = [1e-40, 0, np.nan, -np.inf]
-    got, want, ex = run_both(text, p, q)
-    assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
-    assert_same(got, want, NUMPY_ULPS.get(operation[:-2], 0))
-    monkeypatch.setattr(row, "block_kinds", lambda plan: None)
-    assert "hlotool_row_f32_" not in kernel_ir(text)
-    fused, _, _ = run_both(text, p, q)
-    assert_same(got, fused)
+    assert_block_calls_agree(text, [p, q], monkeypatch, NUMPY_ULPS.get(operation[:-2], 0))
 
 
 WEIGHTED_SUM = """  t = f32[S] multiply(p, mb)
@@ -394,21 +405,13 @@ def test_narrow_row_fusions_convert_by_block_calls(t: str, n: int,
     interpreter's result."""
     import ml_dtypes
 
-    from hlotool.targets.cpu.kernels import row
-
     text = narrow_softmax_text(t, 6, n)
     unit = fusion_unit(text, "calls")
     assert f"hlotool_row_f32_convert_{t}_f32_v" in unit
     assert f"hlotool_row_f32_convert_f32_{t}_v" in unit
     dt = ml_dtypes.bfloat16 if t == "bf16" else np.float16
     x = (np.random.default_rng(6).standard_normal((6, n)) * 6).astype(dt)
-    got, want, ex = run_both(text, x)
-    assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
-    assert got.dtype == dt
-    assert_same(got.view(np.uint16), want.view(np.uint16))
-    monkeypatch.setattr(row, "block_kinds", lambda plan: None)
-    fused, _, _ = run_both(text, x)
-    assert_same(got.view(np.uint16), fused.view(np.uint16))
+    assert assert_block_calls_agree(text, [x], monkeypatch).dtype == dt
 
 
 def narrow_ops_softmax_text(t: str, b: int, n: int) -> str:
@@ -456,8 +459,6 @@ def test_narrow_ops_round_every_result_in_block_calls(t: str, n: int,
     for bit the fused loops' and the interpreter's result."""
     import ml_dtypes
 
-    from hlotool.targets.cpu.kernels import row
-
     text = narrow_ops_softmax_text(t, 6, n)
     unit = fusion_unit(text, "calls")
     assert f"hlotool_row_f32_exponential_v_{t}" in unit
@@ -466,9 +467,4 @@ def test_narrow_ops_round_every_result_in_block_calls(t: str, n: int,
     x = (np.random.default_rng(11).standard_normal((6, n)) * 6).astype(dt)
     x[0, :3] = [np.inf, -np.inf, 0]
     x[1, 0] = np.nan
-    got, want, ex = run_both(text, x)
-    assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
-    assert_same(got.astype(np.float32), want.astype(np.float32))
-    monkeypatch.setattr(row, "block_kinds", lambda plan: None)
-    fused, _, _ = run_both(text, x)
-    assert_same(got.astype(np.float32), fused.astype(np.float32))
+    assert_block_calls_agree(text, [x], monkeypatch)

@@ -1557,21 +1557,11 @@ class _TreeRuntimeRest(_ReduceEmitter):
         self._finish()
 
 
-def row_reduce_emitter(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: Instruction,
-                       known: dict[int, Input], index: Sequence[ir.Value],
-                       kept: int) -> _ReduceEmitter:
-    """The emitter of a row kernel's reduce over the dims after the first `kept`, for the
-    row at `index` (the values it folds in `known`). When its first tree level folds with
-    vectors (`lane_row`), that level is emitted here, into a stack buffer of the row's
-    level-1 values that the returned emitter's tree reads."""
-    square = row_square(red, kept)
-    source = known.get(id(square if square is not None else red.operand(0)))
-    if square is not None:
-        lanes = source is not None and source.shape.is_row_major and source.skip in (0, kept)
-    else:
-        lanes = lane_row(red, source, kept)
-    r = (_LevelOneEmitter if lanes else _ReduceEmitter).__new__(
-        _LevelOneEmitter if lanes else _ReduceEmitter)
+def _row_emitter(cls: type[_ReduceEmitter], fn: ir.Function, entry: ir.Block,
+                 b: ir.IRBuilder, red: Instruction, known: dict[int, Input]) -> _ReduceEmitter:
+    """An emitter of class `cls` for a row kernel's reduce, its values in `known`
+    (the per-kernel setup of `_ReduceEmitter.__init__` does not apply to a row)."""
+    r = cls.__new__(cls)
     r.fn, r.plan, r.entry, r.b = fn, ReducePlan("", [red], []), entry, b
     r.emitter = ElementalEmitter(b, dict(known))
     r.red, r.t = red, red.shape.element_type
@@ -1586,6 +1576,24 @@ def row_reduce_emitter(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: I
     r.levels = fold_levels(red)
     r.init_once = bool(r.levels) and adds_init_once(red)
     r.strided = strided_windows(red)
+    return r
+
+
+def row_reduce_emitter(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: Instruction,
+                       known: dict[int, Input], index: Sequence[ir.Value],
+                       kept: int) -> _ReduceEmitter:
+    """The emitter of a row kernel's reduce over the dims after the first `kept`, for the
+    row at `index` (the values it folds in `known`). When its first tree level folds with
+    vectors (`lane_row`), that level is emitted here, into a stack buffer of the row's
+    level-1 values that the returned emitter's tree reads."""
+    square = row_square(red, kept)
+    source = known.get(id(square if square is not None else red.operand(0)))
+    if square is not None:
+        lanes = source is not None and source.shape.is_row_major and source.skip in (0, kept)
+    else:
+        lanes = lane_row(red, source, kept)
+    r = _row_emitter(_LevelOneEmitter if lanes else _ReduceEmitter, fn, entry, b, red, known)
+    src = r.in_dims
     if not lanes or not isinstance(r, _LevelOneEmitter):
         return r
     assert source is not None
@@ -1652,14 +1660,7 @@ def row_fold_calls(fn: ir.Function, entry: ir.Block, b: ir.IRBuilder, red: Instr
     whole row into its first-level values (each window from the init: `_LaneFolder.rows`
     for one row), then the runtime's tree fold of them (`_TreeRuntimeRest`); or, for
     rows without a vector first level, the runtime's row tree (`folds.row_tree_type`)."""
-    r = _ReduceEmitter.__new__(_ReduceEmitter)
-    r.fn, r.plan, r.entry, r.b = fn, ReducePlan("", [red], []), entry, b
-    r.emitter = ElementalEmitter(b, dict(known))
-    r.red, r.t = red, red.shape.element_type
-    r.ty = u.value_type(r.t)
-    r.op = reducer_op(red)
-    r.levels = fold_levels(red)
-    r.init_once = bool(r.levels) and adds_init_once(red)
+    r = _row_emitter(_ReduceEmitter, fn, entry, b, red, known)
     where = lambda x: known.get(id(x))  # noqa: E731
     n_row = math.prod(red.operand(0).shape.dimensions[kept:])
     row = linear_index(b, red.operand(0).shape.dimensions[:kept], tuple(index))

@@ -14,9 +14,10 @@ the row read the buffer (so softmax's exp runs vectorized and once per element, 
 the scalar fold and again in the division: 7.1 ms -> 2.0 ms on 1024x4096).
 
 The row's elementwise work is done one of two ways:
-- **Block calls** (`block_kinds`), when every value the row computes is f32 and either
-  one value per row (a reduce, a constant, a broadcast of a row's value: `s`) or an
-  elementwise op of the ops `row_ops` has over the row's contiguous elements (`v`):
+- **Block calls** (`block_kinds`), when every value the row computes is f32, bf16 or f16
+  (a narrow value's block holding the f32 it equals) and either one value per row (a
+  reduce, a constant, a broadcast of a row's value: `s`) or an elementwise op of the
+  ops `row_ops` has over the row's contiguous elements (`v`):
   the row is cut into blocks of `BLOCK` elements and each op is one call into the
   precompiled block operations (`row_ops`); max/min fold by the range folds (`folds`),
   and float sums whose values are in memory by the lane fold and the tree fold, or
@@ -397,6 +398,7 @@ class _BlockRow:
         self.fn, self.entry, self.b, self.plan = fn, entry, b, plan
         self.kinds = plan.blocks.kinds
         self.buffered = plan.blocks.buffered
+        self.calls = plan.blocks.calls
         self.inputs = inputs
         self.dims = plan.roots[0].shape.dimensions
         self.length = math.prod(self.dims[plan.kept:])
@@ -436,7 +438,7 @@ class _BlockRow:
             widened = values.operand(0) if values.opcode is O.CONVERT else None
             if widened is not None and id(widened) not in self.inputs:
                 self.rows[id(widened)] = buf  # a narrow value's row: the f32 it equals
-        if self.plan.blocks is not None and self.plan.blocks.calls:
+        if self.calls:
             return row_fold_calls(self.fn, self.entry, b, red, self.known, self.index, kept)
         return _reduce_value(self.fn, self.entry, b, red, self.known, self.index, kept)
 
@@ -520,11 +522,10 @@ class _BlockRow:
         blocks (a narrow value's holding the f32 it equals), except into a `dest` of x's
         narrow type (the root), which gets them rounded; `wide_dest`: `dest` holds f32."""
         b = self.b
-        if id(x) in self.rows:
-            return b.gep(self.rows[id(x)], [off], source_etype=u.F32, inbounds=True)
         row = self._row_pointer(x)
-        if row is not None:
-            return b.gep(row, [off], source_etype=_etype(x), inbounds=True)
+        if row is not None:  # a row buffer holds f32, whatever x's type
+            etype = u.F32 if id(x) in self.rows else _etype(x)
+            return b.gep(row, [off], source_etype=etype, inbounds=True)
         hit = self.cache.get(id(x))
         if hit is not None:
             return hit
