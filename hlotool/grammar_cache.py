@@ -7,36 +7,24 @@ tables hold (Lark's `Token` and the grammar's own lexer class); the entry also r
 which grammar text, options and Lark version it was built from and is rebuilt when
 any of them changes.
 
-Location: `$HLOTOOL_CACHE_DIR` when set (`off`, `none`, `0` or empty disables it), else
-`$XDG_CACHE_HOME/hlotool` or `~/.cache/hlotool`.
+Location: `hlotool.caches.cache_root()`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
-import os
 import pickle
 import re
-from pathlib import Path
 from typing import Any
 
 import lark
 from lark import Lark
 from lark.lexer import Token
 
+from hlotool.caches import cache_root
 from hlotool.sealed import SealedDir, notice
 
-_OFF = ("", "off", "none", "0")
-
-
-def grammar_cache_root() -> Path | None:
-    """The grammar cache directory, or None when caching is off."""
-    setting = os.environ.get("HLOTOOL_CACHE_DIR")
-    if setting is not None:
-        return None if setting.strip().lower() in _OFF else Path(setting)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "hlotool"
 
 
 class _TablesUnpickler(pickle.Unpickler):
@@ -65,7 +53,7 @@ def _identity(name: str, text: str, options: dict[str, Any]) -> bytes:
 def cached_lark(name: str, text: str, **options: Any) -> Lark:
     """`Lark(text, **options)` (LALR), its tables loaded from the cache when a trusted
     entry for this grammar exists, else built and stored."""
-    root = grammar_cache_root()
+    root = cache_root()
     store = SealedDir.open(root) if root is not None else None
     file_name = f"{name}.lark.tables"
     identity = _identity(name, text, options)

@@ -123,7 +123,11 @@ def _duration(seconds: float) -> str:
 
 def print_timing(report: dict[str, Any]) -> None:
     """The `run --bench N` timings: compile once, then N runs after a warm-up."""
-    rows = [["compile", _duration(report["compile_seconds"])]]
+    rows = []
+    if report.get("pipeline"):
+        cached = " (cached)" if report.get("passes_cached") else ""
+        rows.append([f"passes{cached}", _duration(report.get("passes_seconds", 0.0))])
+    rows.append(["compile", _duration(report["compile_seconds"])])
     for key in ("median", "min", "mean", "max"):
         rows.append([f"run {key}", _duration(report[f"run_seconds_{key}"])])
     console = _console()

@@ -73,12 +73,11 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from hlotool.commands.opt import apply_passes
+    from hlotool.pipeline_cache import optimize
 
     check_output(args.output)
-    module = load(args)
     # The code `hlotool run` runs: the cpu pipeline (fusion, layout) first, as run does.
-    apply_passes(module, "cpu", None, verify_each=False, progress=sys.stderr.isatty())
+    module = optimize(load(args), "cpu", progress=sys.stderr.isatty()).module
     with Console(stderr=True).status(f"compiling {module.name} for the host CPU"):
         # keep_asm: generate the code again even on a disk-cache hit (the cache keeps
         # object code and the tuning choices, not the IR or assembly shown here).

@@ -18,14 +18,13 @@ from hlotool.commands.common import EXIT_OK, UsageError, load, write_text
 
 
 def run_compile(args: argparse.Namespace) -> int:
-    from hlotool.commands.opt import apply_passes
+    from hlotool.pipeline_cache import optimize
     from hlotool.targets.gpu import nvptx, ptxas
     from hlotool.targets.gpu.plan import plan_module
 
     if args.emit == "asm":
         raise UsageError("--target gpu emits llvm, ptx or cubin (not asm)")
-    module = load(args)
-    apply_passes(module, "gpu", None, verify_each=False)
+    module = optimize(load(args), "gpu").module
     plan = plan_module(module)
     kernels = plan.kernels
     if not kernels:

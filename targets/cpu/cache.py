@@ -12,8 +12,9 @@ The key hashes everything the machine code depends on:
 * the module's structure with names (`hlotool.ir.structure.fingerprint(names=True)`:
   opcodes, shapes and layouts, attributes, constants, wiring, call graph);
 * the kernel-relevant facts: the source of the code generator (every `.py` file of
-  `hlotool.targets.cpu`, by path, size and modification time, so a changed emitter
-  never loads stale code), the LLVM version,
+  hlotool's core, `hlotool.targets.cpu` and `hlotool.targets.llvm`, by path, size and
+  modification time: `hlotool.caches.source_stamp`, so a changed emitter never loads
+  stale code), the LLVM version,
   the optimisation level;
 * the target name, the host triple, CPU name and feature string;
 * the hlotool version.
@@ -27,8 +28,8 @@ Runtime libraries (kernels every module calls, e.g. the convolution microkernels
 cached the same way under `library_key`, so a new process loads them instead of
 compiling them.
 
-Location: `$HLOTOOL_CACHE_DIR` when set (`off`, `none` or empty disables the cache),
-else `$XDG_CACHE_HOME/hlotool/cpu` or `~/.cache/hlotool/cpu`. An entry is one file (the
+Location: `$HLOTOOL_CACHE_DIR` when set (`off`, `none`, `0` or empty disables the
+cache), else `cpu/` in `hlotool.caches.cache_root()`. An entry is one file (the
 JSON line, then the objects) sealed by `hlotool.sealed`: in a private directory, owned by
 this user, HMAC-signed and written atomically as one unit, so concurrent processes may
 share a directory and a damaged or planted entry is never loaded as code: it is compiled
@@ -40,8 +41,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +48,7 @@ from typing import Any
 
 from hlotool.targets.cpu.jit import CodeLibrary, Pipeline, RuntimeLibrary, host
 
+from hlotool.caches import cache_dir_is_set, cache_root, source_stamp
 from hlotool.ir.module import Module
 from hlotool.ir.structure import fingerprint
 from hlotool.sealed import SealedDir, notice
@@ -59,52 +59,22 @@ FORMAT = 4
 
 def cache_dir() -> Path | None:
     """The cache directory, or None when caching is disabled."""
-    env = os.environ.get("HLOTOOL_CACHE_DIR")
-    if env is not None:
-        return None if env.strip().lower() in ("", "off", "none", "0") else Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "hlotool" / "cpu"
+    root = cache_root()
+    return root if root is None or cache_dir_is_set() else root / "cpu"
 
 
 @functools.cache
 def _code_version() -> str:
-    """Hash of the code generator's source files (each one's path, size and modification
-    time: reading and hashing them cost 3-20 ms a process) and the LLVM/hlotool
-    versions."""
+    """The code generator's source stamp (`hlotool.caches.source_stamp`: hlotool's core,
+    which plans kernels, the CPU target and the LLVM layer it emits through) and the LLVM
+    version."""
     import llvmlite
     import llvmlite.binding as llvm
 
     h = hashlib.blake2b(digest_size=16)
-    root = Path(__file__).parent
-    for path in _sources(root):
-        st = os.stat(path)
-        h.update(f"{os.path.relpath(path, root)} {st.st_size} {st.st_mtime_ns}\n".encode())
+    h.update(source_stamp("", "targets.cpu", "targets.llvm").encode())
     h.update(f"llvmlite {llvmlite.__version__} llvm {llvm.llvm_version_info}".encode())
-    h.update(_hlotool_version().encode())
     return h.hexdigest()
-
-
-def _sources(root: Path) -> list[str]:
-    """The `.py` files under `root`, sorted."""
-    found = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d != "__pycache__"]
-        found += [os.path.join(folder, f) for f in files if f.endswith(".py")]
-    return sorted(found)
-
-
-def _hlotool_version() -> str:
-    """The version of the hlotool distribution on `sys.path` (from its `.dist-info`
-    folder's name: importlib.metadata costs ~80 ms of imports)."""
-    for entry in sys.path:
-        try:
-            names = os.listdir(entry or ".")
-        except OSError:
-            continue
-        for name in names:
-            if name.startswith("hlotool-") and name.endswith(".dist-info"):
-                return name[len("hlotool-"):-len(".dist-info")]
-    return "unknown"
 
 
 def module_key(module: Module, *, target: str = "cpu", speed_level: int = 2) -> str:
