@@ -339,34 +339,41 @@ def test_rows_the_block_operations_lack_run_as_fused_loops(lines: str) -> None:
     assert_same(got, want)
 
 
-SOFTMAX_2D = f"""HloModule m
+def softmax_2d_text(shape: tuple[int, int, int]) -> str:
+    """A softmax over the last two dims of `shape`."""
+    s, b = ",".join(map(str, shape)), shape[0]
+    return f"""HloModule m
 {REGIONS}
 f {{
-  p = f32[2,40,512] parameter(0)
+  p = f32[{s}] parameter(0)
   ninf = f32[] constant(-inf)
-  m = f32[2] reduce(p, ninf), dimensions={{1,2}}, to_apply=mx
-  mb = f32[2,40,512] broadcast(m), dimensions={{0}}
-  d = f32[2,40,512] subtract(p, mb)
-  e = f32[2,40,512] exponential(d)
+  m = f32[{b}] reduce(p, ninf), dimensions={{1,2}}, to_apply=mx
+  mb = f32[{s}] broadcast(m), dimensions={{0}}
+  d = f32[{s}] subtract(p, mb)
+  e = f32[{s}] exponential(d)
   z = f32[] constant(0)
-  s = f32[2] reduce(e, z), dimensions={{1,2}}, to_apply=ad
-  sb = f32[2,40,512] broadcast(s), dimensions={{0}}
-  ROOT r = f32[2,40,512] divide(e, sb)
+  s = f32[{b}] reduce(e, z), dimensions={{1,2}}, to_apply=ad
+  sb = f32[{s}] broadcast(s), dimensions={{0}}
+  ROOT r = f32[{s}] divide(e, sb)
 }}
 ENTRY e {{
-  a = f32[2,40,512] parameter(0)
-  ROOT f = f32[2,40,512] fusion(a), kind=kInput, calls=f
+  a = f32[{s}] parameter(0)
+  ROOT f = f32[{s}] fusion(a), kind=kInput, calls=f
 }}"""
 
 
-def test_block_calls_reduce_over_two_dims_by_the_tree_of_both() -> None:
-    """A softmax over the last two dims (40 x 512: two windows of the first reduced dim)
-    folds its row by the emitted tree of both dims after the vector first level, not by
-    the runtime's one-dim tree fold; the same bits as the interpreter."""
-    unit = fusion_unit(SOFTMAX_2D, "lean")
+@pytest.mark.parametrize("shape", [(2, 40, 512), (3, 5, 1000)])
+def test_block_calls_reduce_over_two_dims_by_the_tree_of_both(shape: tuple[int, int, int]) -> None:
+    """A softmax over the last two dims (40 x 512: two windows of the first reduced dim;
+    5 x 1000: one window spanning the five rows of 1000, which the lane fold's call
+    over one row of windows would cut to the first) folds its row by the emitted tree
+    of both dims after the vector first level, not by the runtime's one-dim tree fold;
+    the same bits as the interpreter."""
+    text = softmax_2d_text(shape)
+    unit = fusion_unit(text, "lean")
     assert "hlotool_row_f32_exponential_v" in unit and "hlotool_tree_fold" not in unit
-    x = np.random.default_rng(9).standard_normal((2, 40, 512)).astype(np.float32) * 5
-    got, want, ex = run_both(SOFTMAX_2D, x)
+    x = np.random.default_rng(9).standard_normal(shape).astype(np.float32) * 5
+    got, want, ex = run_both(text, x)
     assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped
     assert_same(got, want)
 

@@ -1633,6 +1633,12 @@ def _lane_source(red: Instruction, where: Callable[[Instruction], Input | None],
     levels = fold_levels(red)
     if not lanes or not levels:
         return None
+    # One row of windows per output: the lane fold's call folds the last dim's windows
+    # of one contiguous row (a window that spans other reduced dims needs the reduce
+    # kernel's units).
+    src = red.operand(0).shape.dimensions
+    if any(src[d] != 1 for d in sorted(red.attrs["dimensions"])[:-1]):
+        return None
     return source if math.prod(d[3] for d in levels[0].dims[:-1]) == 1 else None
 
 
