@@ -219,8 +219,9 @@ def check_sealed(store: object, name: str, data: bytes) -> str | None:
 
 
 ORIGINAL_SEALED = b'{"format": 4, "sizes": [3], "symbols": {}}\nabc'
-ORIGINAL_ENTRY = (b'{"format": 4, "sizes": [4, 2], "symbols": {"fusion": "k0", "add.1": "k1"}, '
-                  b'"tuning": {"fusion": {"tile": [8, 4]}}, "tuned": true}\n\x7fELFab')
+ORIGINAL_ENTRY = (b'{"format": 5, "sizes": [4, 2], "symbols": {"fusion": "k0", "add.1": "k1"}, '
+                  b'"tuning": {"fusion": {"tile": [8, 4]}}, "tuned": true, '
+                  b'"kinds": {"fusion": "LoopPlan/FULL", "add.1": "LoopPlan/FULL"}}\n\x7fELFab')
 TINY_GRAMMAR = 'start: WORD ("," WORD)*\n%import common.WORD\n%ignore " "\n'
 
 

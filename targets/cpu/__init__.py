@@ -19,7 +19,13 @@ from hlotool.targets.cpu.autotune import Choice, Log, Tuner, describe, space, st
 from hlotool.targets.cpu.autotune import apply as apply_choices
 from hlotool.targets.cpu.autotune import enabled as autotune_enabled
 from hlotool.targets.cpu.cache import DiskCache, Entry, module_key
-from hlotool.targets.cpu.codegen import CompiledPlan, build_llvm_module, is_llvm, plan_module
+from hlotool.targets.cpu.codegen import (
+    CompiledPlan,
+    build_llvm_module,
+    is_llvm,
+    plan_kinds,
+    plan_module,
+)
 from hlotool.targets.cpu.jit import CodeLibrary, Timings
 from hlotool.targets.cpu.runtime import CpuExecutable
 
@@ -66,6 +72,7 @@ class CpuTarget(Target):
         llvm_plans = [p for p in plan.plans.values() if is_llvm(p)]
         if not llvm_plans and not tunable:
             return CpuExecutable(module, None, plan)
+        kinds = plan_kinds(llvm_plans)  # as planned, before any tuning choice
         library = CodeLibrary(module.name, speed_level=self.speed_level) if llvm_plans else None
         timings = library.timings if library is not None else Timings()
         key = entry = None
@@ -73,7 +80,7 @@ class CpuTarget(Target):
             with timings.record("cache-key"):
                 key = module_key(module, target=self.name, speed_level=self.speed_level)
                 entry = self.cache.load(key)
-            if entry is not None and set(entry.symbols) != {p.name for p in llvm_plans}:
+            if entry is not None and entry.kinds != kinds:
                 entry = None
         if entry is not None and (entry.tuned or not self.autotune or not tunable):
             choices = {k: Choice.from_json(v) for k, v in entry.tuning.items()}
@@ -100,7 +107,8 @@ class CpuTarget(Target):
         if self.cache is not None and key is not None:
             objects = library.objects if library is not None else []
             self.cache.store(key, Entry(objects, plan.symbols,
-                                        {k: c.to_json() for k, c in choices.items()}, tuned))
+                                        {k: c.to_json() for k, c in choices.items()}, tuned,
+                                        kinds))
         return self._executable(module, library, plan, choices)
 
     @staticmethod

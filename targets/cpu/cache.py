@@ -54,7 +54,7 @@ from hlotool.ir.structure import fingerprint
 from hlotool.sealed import SealedDir, notice
 
 #: Bump when the entry format changes.
-FORMAT = 4
+FORMAT = 5
 
 
 def cache_dir() -> Path | None:
@@ -134,6 +134,10 @@ class Entry:
     tuning: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Whether the autotuner ran (an untuned entry is recompiled when tuning is asked for).
     tuned: bool = False
+    #: kernel name -> the plan kind and pipeline of the code, as planned before tuning
+    #: (`codegen.plan_kinds`): an entry whose plans differ from this process's is not
+    #: loaded.
+    kinds: dict[str, str] = field(default_factory=dict)
 
 
 class DiskCache:
@@ -175,7 +179,8 @@ class DiskCache:
         if store is None:
             return
         meta = {"format": FORMAT, "sizes": [len(o) for o in entry.objects],
-                "symbols": entry.symbols, "tuning": entry.tuning, "tuned": entry.tuned}
+                "symbols": entry.symbols, "tuning": entry.tuning, "tuned": entry.tuned,
+                "kinds": entry.kinds}
         store.write(self._name(key), json.dumps(meta).encode() + b"\n" + b"".join(entry.objects))
 
 
@@ -189,12 +194,14 @@ def _decode(data: bytes) -> Entry | None:
     if not sep or not isinstance(meta, dict) or meta.get("format") != FORMAT:
         return None
     sizes, symbols = meta.get("sizes"), meta.get("symbols")
-    tuning = meta.get("tuning", {})
+    tuning, kinds = meta.get("tuning", {}), meta.get("kinds", {})
     if (not isinstance(sizes, list) or not all(isinstance(n, int) and n >= 0 for n in sizes)
             or sum(sizes) != len(obj) or not isinstance(symbols, dict)
             or not all(isinstance(k, str) and isinstance(v, str) for k, v in symbols.items())
-            or not isinstance(tuning, dict)):
+            or not isinstance(tuning, dict) or not isinstance(kinds, dict)
+            or not all(isinstance(k, str) and isinstance(v, str) for k, v in kinds.items())):
         return None
     offsets = [sum(sizes[:k]) for k in range(len(sizes) + 1)]
     objects = [obj[a:b] for a, b in zip(offsets, offsets[1:])]
-    return Entry(objects, dict(symbols), dict(tuning), bool(meta.get("tuned", False)))
+    return Entry(objects, dict(symbols), dict(tuning), bool(meta.get("tuned", False)),
+                 dict(kinds))

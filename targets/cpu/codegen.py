@@ -40,6 +40,7 @@ from hlotool.targets.cpu.kernels.reduce import (
     ReducePlan,
     emit_reduce_kernel,
     fused_product,
+    reducer_op,
     unsupported_general_reduce,
     unsupported_reduce,
 )
@@ -290,6 +291,9 @@ def _plan_reduce(ins: Instruction, name: str) -> tuple[ReducePlan | None, str]:
 def _plan_fusion(ins: Instruction, name: str) -> tuple[KernelPlan | None, str]:
     comp: Computation = ins.attrs["calls"]
     assert comp.root is not None
+    per_row = _plan_row_reduction(comp, name)
+    if per_row is not None:
+        return per_row, ""
     if comp.root.opcode is O.REDUCE:
         return _plan_reduce_fusion(ins, comp, name)
     if is_row_fusion(ins):
@@ -344,6 +348,32 @@ def _plan_row_fusion(ins: Instruction, comp: Computation,
     return RowPlan(name, [root], comp.parameters, constants, reduces, kept), ""
 
 
+def _plan_row_reduction(comp: Computation, name: str) -> RowPlan | None:
+    """A fusion of row reduces with one value per row as its result (a row max, the sum
+    of exp(x - m), logsumexp's sum and log, a mean's sum and division) as one row kernel
+    of block calls (`row.block_kinds`, every fold a call), which LLVM's quick pipeline
+    compiles in a few ms, as XLA:CPU hands these fusions to YNNPACK; None where that
+    does not apply. A plain sum or product of a parameter keeps the reduce kernel, whose
+    folds the autotuner times."""
+    root = comp.root
+    reduces = [i for i in comp.instructions if i.opcode is O.REDUCE]
+    if root is None or not reduces or not root.shape.is_array:
+        return None
+    if root.opcode is O.REDUCE and root.operand(0).opcode is O.PARAMETER and \
+            reducer_op(root) in (O.ADD, O.MULTIPLY):
+        return None
+    rows = reduces[0].operand(0).shape.dimensions
+    kept = row_structure(comp.instructions, rows)
+    if not kept or root.shape.dimensions != rows[:kept]:
+        return None
+    scratch: list[Instruction] = []
+    constants, reason = _fused_operands(comp.post_order(), None, scratch)
+    if reason:
+        return None
+    plan = RowPlan(name, [root], comp.parameters, constants, scratch, kept)
+    return plan if plan.blocks is not None and plan.blocks.calls else None
+
+
 def _fused_operands(
     instructions: list[Instruction], skip: Instruction | None,
     reduces: list[Instruction] | None = None,
@@ -388,6 +418,13 @@ def _is_splat(ins: Instruction) -> bool:
 
 #: Placeholder symbol kernels are emitted under when looking for duplicates.
 _PLACEHOLDER = "__hlotool_kernel__"
+
+
+def plan_kinds(plans: list[KernelPlan]) -> dict[str, str]:
+    """Kernel name -> "PlanKind/PIPELINE" for the LLVM kernels of a module: what the disk
+    cache checks before loading code for them (the same names with other plans, say a
+    reduce kernel's and a row kernel's arguments, would run the wrong code)."""
+    return {p.name: f"{type(p).__name__}/{pipeline_of(p).name}" for p in plans}
 
 
 def pipeline_of(plan: KernelPlan) -> Pipeline:

@@ -149,3 +149,39 @@ def test_an_entry_is_one_file_with_its_metadata(tmp_path: Path) -> None:
     compile_module(parse_hlo(TEXT % "a"), cache=cache, autotune=False)
     files = sorted(p.name for p in tmp_path.rglob("*") if p.is_file())
     assert files == [".key", _entry_file(cache, TEXT % "a").name]
+
+
+ROW_MAX = """HloModule m
+mx {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT z = f32[] maximum(x, y)
+}
+f {
+  p = f32[64,1000] parameter(0)
+  ninf = f32[] constant(-inf)
+  ROOT m = f32[64] reduce(p, ninf), dimensions={1}, to_apply=mx
+}
+ENTRY e {
+  a = f32[64,1000] parameter(0)
+  ROOT o = f32[64] fusion(a), kind=kInput, calls=f
+}"""
+
+
+def test_an_entry_for_other_plans_is_not_loaded(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Code cached for other plans under the same kernel names (a reduce kernel's, where
+    this process plans a row kernel with other arguments) is compiled again, not run."""
+    from hlotool.targets.cpu import codegen
+
+    cache = DiskCache(tmp_path)
+    with monkeypatch.context() as m:
+        m.setattr(codegen, "_plan_row_reduction", lambda comp, name: None)
+        reduce_kernel = compile_module(parse_hlo(ROW_MAX), cache=cache)
+    row_kernel = compile_module(parse_hlo(ROW_MAX), cache=cache)
+    assert row_kernel.library is not None and not row_kernel.library.cache_hit
+    x = np.random.default_rng(0).standard_normal((64, 1000)).astype(np.float32)
+    np.testing.assert_array_equal(row_kernel.run([x]), x.max(axis=1))
+    np.testing.assert_array_equal(reduce_kernel.run([x]), x.max(axis=1))
+    again = compile_module(parse_hlo(ROW_MAX), cache=cache)
+    assert again.library is not None and again.library.cache_hit

@@ -224,16 +224,22 @@ ENTRY main {
 
 
 @pytest.mark.parametrize("shape", [(16, 4096), (3, 5, 1000), (4, 100)])
-def test_sum_of_computed_values_buffers_each_row(shape: tuple[int, ...]) -> None:
-    """A float sum over the trailing dims of values computed in the kernel (here exp)
-    computes each output's values into a row buffer with a vectorized loop, then folds
-    the buffer in the tree order: bit-identical to the interpreter."""
+@pytest.mark.parametrize("op", ["exponential", "power"])
+def test_sum_of_computed_values_buffers_each_row(shape: tuple[int, ...], op: str) -> None:
+    """A float sum over the trailing dims of values computed in the kernel computes each
+    output's values into a row buffer, then folds the buffer in the tree order:
+    bit-identical to the interpreter. With block operations for every value (exp) that
+    is a row kernel of block calls for the quick pipeline (`codegen._plan_row_reduction`);
+    otherwise (power; a row over two dims whose first-level windows span both) the reduce
+    kernel's vectorized loop, for the full one."""
     from hlotool.frontend import parse_hlo
     from hlotool.targets.cpu.codegen import plan_module
     from hlotool.targets.cpu.jit import Pipeline
     from hlotool.targets.cpu.kernels.reduce import ReducePlan, buffered
+    from hlotool.targets.cpu.kernels.row import RowPlan
 
     s = ",".join(map(str, shape))
+    operands = "p" if op == "exponential" else "p, p"
     text = f"""HloModule m
 add {{
   x = f32[] parameter(0)
@@ -242,7 +248,7 @@ add {{
 }}
 f {{
   p = f32[{s}] parameter(0)
-  e = f32[{s}] exponential(p)
+  e = f32[{s}] {op}({operands})
   z = f32[] constant(0)
   ROOT r = f32[{shape[0]}] reduce(e, z), dimensions={{{",".join(str(d) for d in range(1, len(shape)))}}}, to_apply=add
 }}
@@ -251,8 +257,12 @@ ENTRY e {{
   ROOT f = f32[{shape[0]}] fusion(a), kind=kInput, calls=f
 }}"""
     (plan,) = plan_module(parse_hlo(text)).plans.values()
-    assert isinstance(plan, ReducePlan) and buffered(plan) and plan.pipeline is Pipeline.FULL
-    check(text, np.random.default_rng(3).standard_normal(shape).astype(np.float32))
+    if op == "exponential" and len(shape) == 2:
+        assert isinstance(plan, RowPlan) and plan.per_row and plan.pipeline is Pipeline.CALLS
+    else:
+        assert isinstance(plan, ReducePlan) and buffered(plan) and plan.pipeline is Pipeline.FULL
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    check(text, np.abs(x) + 0.5 if op == "power" else x)
 
 
 def test_sum_of_a_parameter_takes_the_lean_pipeline() -> None:
@@ -563,9 +573,20 @@ ENTRY e {
 }"""
 
 
+@pytest.fixture
+def reduce_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Row reductions by the reduce kernel, whose folds and epilogues these tests read
+    (`codegen._plan_row_reduction` off): it computes those block calls cannot (other ops
+    or types, reduces over several dims, column reductions)."""
+    from hlotool.targets.cpu import codegen
+
+    monkeypatch.setattr(codegen, "_plan_row_reduction", lambda comp, name: None)
+
+
 @pytest.mark.parametrize(("text", "shapes", "epilogue_inputs"), [
     (MEAN, [(64, 1000)], ["s"]), (RMS, [(300, 48), (48,)], ["s", "q"]),
     (LOGSUMEXP, [(64, 1000), (64,)], ["s", "m"])])
+@pytest.mark.usefixtures("reduce_kernels")
 def test_input_fusion_is_a_reduce_and_one_epilogue_kernel(
         text: str, shapes: list[tuple[int, ...]], epilogue_inputs: list[str]) -> None:
     """A kInput fusion of a reduce (its prologue computed in the reduce kernel) and an
@@ -589,6 +610,27 @@ def test_input_fusion_is_a_reduce_and_one_epilogue_kernel(
     args = [rng.standard_normal(s).astype(np.float32) for s in shapes]
     if text is LOGSUMEXP:
         args[1][::7] = np.inf  # a row whose max is not finite
+    check(text, *args)
+
+
+@pytest.mark.parametrize(("text", "shapes"), [(MEAN, [(64, 1000)]),
+                                              (LOGSUMEXP, [(64, 1000), (64,)])])
+def test_row_reduction_and_its_epilogue_are_one_block_call_kernel(
+        text: str, shapes: list[tuple[int, ...]]) -> None:
+    """A mean or logsumexp over rows is one row kernel of block calls whose result is
+    one value per row (`codegen._plan_row_reduction`), for the quick pipeline: the
+    reduce kernel's and the epilogue's bits (the interpreter's)."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.jit import Pipeline
+    from hlotool.targets.cpu.kernels.row import RowPlan
+
+    (plan,) = plan_module(parse_hlo(text)).plans.values()
+    assert isinstance(plan, RowPlan) and plan.per_row and plan.pipeline is Pipeline.CALLS
+    rng = np.random.default_rng(5)
+    args = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    if text is LOGSUMEXP:
+        args[1][::7] = np.inf
     check(text, *args)
 
 
@@ -659,6 +701,7 @@ ENTRY e {{
     ((2048, 4096), [1], "bf16", "add"), ((300, 1000), [1], "bf16", "add"),
     ((1000, 1000), [0, 1], "f16", "add"), ((64, 2048), [1], "f16", "multiply"),
     ((1024, 2048), [0, 1], "bf16", "add"), ((5, 40, 700), [1, 2], "bf16", "add")])
+@pytest.mark.usefixtures("reduce_kernels")
 def test_lane_fold_reads_bf16_and_f16_widened(shape: tuple[int, ...], dims: list[int], src: str,
                                               op: str) -> None:
     """An f32 sum of a bf16/f16 input converted to f32 is lane folded reading the narrow
@@ -719,6 +762,7 @@ ENTRY e {{
 @pytest.mark.parametrize(("shape", "dims"), [
     ((2048, 1024), [1]), ((37, 512), [1]), ((3, 5, 1024), [2]), ((4, 8, 512), [1, 2]),
     ((8192,), [0]), ((6, 2, 1536), [1, 2])])
+@pytest.mark.usefixtures("reduce_kernels")
 def test_sum_of_squares_folds_strided_windows_with_fma(shape: tuple[int, ...],
                                                        dims: list[int]) -> None:
     """A sum of x * x that XLA:CPU runs on YNNPACK (last dim a multiple of 512) takes the
@@ -741,6 +785,7 @@ def test_sum_of_squares_folds_strided_windows_with_fma(shape: tuple[int, ...],
 
 @pytest.mark.parametrize(("shape", "dims"), [
     ((64, 1024), [1]), ((9, 512), [1]), ((5, 3072), [1]), ((2, 3, 1024), [2])])
+@pytest.mark.usefixtures("reduce_kernels")
 def test_variance_squares_fold_a_buffered_row(shape: tuple[int, ...], dims: list[int]) -> None:
     """A sum of (x - m)^2 (jnp.var's second reduce): each row of x - m is computed into a
     buffer, then folded by the strided lane fold of squares and the tree fold."""
@@ -756,6 +801,35 @@ def test_variance_squares_fold_a_buffered_row(shape: tuple[int, ...], dims: list
     rng = np.random.default_rng(13)
     x = (3 + rng.standard_normal(shape)).astype(np.float32)
     check(text, x, x.mean(axis=-1).astype(np.float32))
+
+
+@pytest.mark.parametrize(("form", "shape", "dims"), [
+    ("squares", (2048, 1024), [1]), ("squares", (37, 512), [1]), ("squares", (3, 5, 1024), [2]),
+    ("centered", (64, 1024), [1]), ("centered", (5, 3072), [1]), ("widened", (300, 1000), [1]),
+    ("widened", (64, 2048), [1])])
+def test_row_sums_of_computed_values_as_block_calls(form: str, shape: tuple[int, ...],
+                                                    dims: list[int]) -> None:
+    """The row sums above (squares, a variance's centered squares, widened bf16/f16) as
+    block-call row kernels of one value per row: the interpreter's bits."""
+    import ml_dtypes
+
+    from hlotool.frontend import parse_hlo
+    from hlotool.targets.cpu.codegen import plan_module
+    from hlotool.targets.cpu.kernels.row import RowPlan
+
+    rng = np.random.default_rng(15)
+    x = (3 + rng.standard_normal(shape)).astype(np.float32)
+    if form == "widened":
+        src, op = ("bf16", "add") if shape[0] == 300 else ("f16", "multiply")
+        text = _widened_sum_text(shape, dims, src, op)
+        x = (1 + x * np.float32(0.001)) if op == "multiply" else x
+        args = [x.astype(ml_dtypes.bfloat16 if src == "bf16" else np.float16)]
+    else:
+        text = _sum_of_products_text(shape, dims, form)
+        args = [x] if form == "squares" else [x, x.mean(axis=-1).astype(np.float32)]
+    (plan,) = plan_module(parse_hlo(text)).plans.values()
+    assert isinstance(plan, RowPlan) and plan.per_row and plan.blocks is not None
+    check(text, *args)
 
 
 def test_sum_of_two_products_takes_strided_windows() -> None:

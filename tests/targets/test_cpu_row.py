@@ -475,3 +475,39 @@ def test_narrow_ops_round_every_result_in_block_calls(t: str, n: int,
     x[0, :3] = [np.inf, -np.inf, 0]
     x[1, 0] = np.nan
     assert_block_calls_agree(text, [x], monkeypatch)
+
+
+def rounded_sum_text(t: str, n: int, per_row: bool) -> str:
+    """The sum of f32 values rounded to `t` and back (TensorFlow's casts), divided into
+    the row (`per_row`: the sum alone, one value per row)."""
+    s = f"4,{n}"
+    tail = "  ROOT r = f32[4] add(sm, sm)" if per_row else \
+        f"  sb = f32[{s}] broadcast(sm), dimensions={{0}}\n  ROOT r = f32[{s}] divide(w, sb)"
+    out = "f32[4]" if per_row else f"f32[{s}]"
+    return f"""HloModule m
+{REGIONS}
+f {{
+  p = f32[{s}] parameter(0)
+  h = {t}[{s}] convert(p)
+  w = f32[{s}] convert(h)
+  z = f32[] constant(0)
+  sm = f32[4] reduce(w, z), dimensions={{1}}, to_apply=ad
+{tail}
+}}
+ENTRY e {{
+  a = f32[{s}] parameter(0)
+  ROOT o = {out} fusion(a), kind=kInput, calls=f
+}}"""
+
+
+@pytest.mark.parametrize("per_row", [False, True])
+@pytest.mark.parametrize("t", ["bf16", "f16"])
+def test_values_rounded_through_a_narrow_type_fill_the_row_buffer_as_f32(
+        t: str, per_row: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row buffer of f32 values that went through bf16/f16 holds the f32 each rounded
+    value equals (a round block operation), not the 16-bit values: the interpreter's
+    and the fused loops' bits."""
+    text = rounded_sum_text(t, 1000, per_row)
+    assert "hlotool_row_f32_round_" in kernel_ir(text)
+    x = np.random.default_rng(21).standard_normal((4, 1000)).astype(np.float32) * 3
+    assert_block_calls_agree(text, [x], monkeypatch)
