@@ -230,7 +230,13 @@ BINARY_OPS = ["add", "subtract", "multiply", "divide", "maximum", "minimum"]
 #: (root lines, the block operation they become): operands of every kind, the multiply-
 #: adds the elemental emitter contracts, divisions by a constant as multiplies.
 BLOCK_CASES = [
-    *((f"  d = f32[S] subtract(p, mb)\n  ROOT r = f32[S] {op}(d)", f"{op}_v") for op in UNARY_OPS),
+    *((f"  d = f32[S] subtract(p, mb)\n  ROOT r = f32[S] {op}(d)",
+       "exponential_of_subtract_vs" if op == "exponential" else f"{op}_v") for op in UNARY_OPS),
+    # the difference read again: its own block, then the exp of it
+    ("  d = f32[S] subtract(p, mb)\n  e = f32[S] exponential(d)\n  ROOT r = f32[S] add(e, d)",
+     "exponential_v"),
+    ("  d = f32[S] subtract(mb, q)\n  ROOT r = f32[S] exponential(d)",
+     "exponential_of_subtract_sv"),
     *((f"  ROOT r = f32[S] {op}(p, mb)", f"{op}_vs") for op in BINARY_OPS),
     *((f"  ROOT r = f32[S] {op}(mb, p)", f"{op}_sv") for op in BINARY_OPS),
     *((f"  d = f32[S] subtract(q, mb)\n  ROOT r = f32[S] {op}(p, d)", f"{op}_vv")
@@ -371,7 +377,8 @@ def test_block_calls_reduce_over_two_dims_by_the_tree_of_both(shape: tuple[int, 
     the same bits as the interpreter."""
     text = softmax_2d_text(shape)
     unit = fusion_unit(text, "lean")
-    assert "hlotool_row_f32_exponential_v" in unit and "hlotool_tree_fold" not in unit
+    assert "hlotool_row_f32_exponential_of_subtract_vs" in unit
+    assert "hlotool_tree_fold" not in unit
     x = np.random.default_rng(9).standard_normal(shape).astype(np.float32) * 5
     got, want, ex = run_both(text, x)
     assert ex.stats.fallback == 0 and ex.stats.native == 1, ex.skipped

@@ -627,6 +627,9 @@ class _BlockRow:
         """The block operation computing `x` and its operands, as the elemental emitter
         computes it (`ElementalEmitter._float_op`: the same contractions)."""
         op = x.opcode
+        composite = self._exp_of_difference(x)
+        if composite is not None:
+            return "exponential_of_subtract", [self._operand(o, off, n) for o in composite.operands]
         if op in (O.ADD, O.SUBTRACT):
             for i in (0, 1):
                 mul = x.operand(i)
@@ -651,6 +654,21 @@ class _BlockRow:
                 recip = self.em.widen(self.em.narrow(recip, t), t)
             return "multiply", [args[0], (kind, recip)]
         return op.value, args
+
+    def _exp_of_difference(self, x: Instruction) -> Instruction | None:
+        """The f32 subtract that `x`, an f32 exp, alone reads, when one block operation
+        can compute both (`row_ops.COMPOSITE`): not in memory or computed already, and no
+        product of it contracted into an fma."""
+        if x.opcode is not O.EXP or x.shape.element_type is not P.F32:
+            return None
+        d = x.operand(0)
+        if d.opcode is not O.SUBTRACT or d.shape.element_type is not P.F32 or \
+                len(d.users) != 1 or id(d) in self.known or id(d) in self.cache or \
+                self._row_pointer(d) is not None:
+            return None
+        if any(id(m) not in self.known and is_fusable_product(m) for m in d.operands):
+            return None
+        return d
 
     # -- one value per row ----------------------------------------------------------------
     def _prepare(self, x: Instruction) -> None:
