@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -160,3 +161,13 @@ def write_text(output: str | None, text: str) -> None:
         atomic_write(output, text)
     else:
         sys.stdout.write(text)
+
+
+def status(message: str) -> contextlib.AbstractContextManager[object]:
+    """A spinner with `message` on standard error while a step runs, when that is a
+    terminal (elsewhere rich draws nothing and its first status costs ~15 ms)."""
+    if not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    from rich.console import Console
+
+    return Console(stderr=True).status(message)

@@ -10,7 +10,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hlotool.commands.common import EXIT_OK, UsageError, add_input, add_timeout, load, write_text
+from hlotool.commands.common import (
+    EXIT_OK,
+    UsageError,
+    add_input,
+    add_timeout,
+    load,
+    status,
+    write_text,
+)
 from hlotool.safe_io import check_output
 
 HELP = "compile for a target and print the generated LLVM IR or assembly"
@@ -69,16 +77,13 @@ def run(args: argparse.Namespace) -> int:
         return run_compile(args)
     if args.emit in ("ptx", "cubin"):
         raise UsageError(f"--emit {args.emit} needs --target gpu")
-    from hlotool.targets.cpu import compile_module
-
-    from rich.console import Console
-
     from hlotool.pipeline_cache import optimize
+    from hlotool.targets.cpu import compile_module
 
     check_output(args.output)
     # The code `hlotool run` runs: the cpu pipeline (fusion, layout) first, as run does.
     module = optimize(load(args), "cpu", progress=sys.stderr.isatty()).module
-    with Console(stderr=True).status(f"compiling {module.name} for the host CPU"):
+    with status(f"compiling {module.name} for the host CPU"):
         # keep_asm: generate the code again even on a disk-cache hit (the cache keeps
         # object code and the tuning choices, not the IR or assembly shown here).
         ex = compile_module(module, keep_asm=True, autotune=args.autotune,

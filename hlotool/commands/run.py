@@ -16,6 +16,7 @@ from hlotool.commands.common import (
     add_input,
     add_timeout,
     load,
+    status,
 )
 
 if TYPE_CHECKING:
@@ -229,12 +230,9 @@ def _compile(module: Module, target: str,
     aligned copies, as XLA's device buffers) and the seconds compiling took (imports
     not counted)."""
     if target == "cpu":
-        from rich.console import Console
-
         from hlotool.targets.cpu import compile_module
 
-        console = Console(stderr=True)
-        with console.status(f"compiling {module.name} for the host CPU"):
+        with status(f"compiling {module.name} for the host CPU"):
             started = time.perf_counter()
             ex = compile_module(module, autotune=args.autotune,
                                 autotune_budget=args.autotune_budget)
