@@ -68,11 +68,17 @@ def test_metadata_is_part_of_the_key(tmp_path: Path) -> None:
 
 
 def test_no_cache_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the caches off nothing is written where the default cache would be."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setenv("HLOTOOL_CACHE_DIR", "off")
     assert not optimize(parse_hlo(SOFTMAX), "cpu").cached
     assert not optimize(parse_hlo(SOFTMAX), "cpu").cached
     assert not optimize(parse_hlo(SOFTMAX), "cpu", cache_dir=None).cached
     assert not list(tmp_path.iterdir())
+    monkeypatch.delenv("HLOTOOL_CACHE_DIR")  # the default: under XDG_CACHE_HOME
+    assert not optimize(parse_hlo(SOFTMAX), "cpu").cached
+    assert optimize(parse_hlo(SOFTMAX), "cpu").cached
+    assert _entries(tmp_path / "hlotool" / "pipelines")
 
 
 def test_a_damaged_entry_runs_the_passes_again(tmp_path: Path,

@@ -4,11 +4,10 @@ clusters; `hlotool graph --diff A B` draws B coloured by what changed since A.""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hlotool.commands.common import EXIT_OK, UsageError, load
+from hlotool.commands.common import EXIT_OK, UsageError, load, status
 from hlotool.safe_io import check_output
 
 if TYPE_CHECKING:
@@ -133,12 +132,10 @@ def _write(drawing: Graph, output: str) -> None:
     """Write the drawing; a spinner on a terminal while Graphviz lays out a big one."""
     from hlotool import graph as G
 
-    if not sys.stderr.isatty() or len(drawing.nodes) < 100:
+    if len(drawing.nodes) < 100:
         G.write(drawing, output)
         return
-    from rich.console import Console
-
-    with Console(stderr=True).status(f"Graphviz: laying out {len(drawing.nodes)} nodes…"):
+    with status(f"Graphviz: laying out {len(drawing.nodes)} nodes…"):
         G.write(drawing, output)
 
 
