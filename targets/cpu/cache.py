@@ -25,8 +25,9 @@ without timing, and a compile that asks for tuning replaces an untuned entry. An
 hold no object code (a module whose only tuned kernels are BLAS dots).
 
 Runtime libraries (kernels every module calls, e.g. the convolution microkernels) are
-cached the same way under `library_key`, so a new process loads them instead of
-compiling them.
+cached together, in one sealed file per host and code version (`RuntimeBundle`, under
+`bundle_key`): a new process reads that file once, where one entry per library cost it
+a sealed read each, and loads the libraries it calls instead of compiling them.
 
 Location: `$HLOTOOL_CACHE_DIR` when set (`off`, `none`, `0` or empty disables the
 cache), else `cpu/` in `hlotool.caches.cache_root()`. An entry is one file (the
@@ -87,34 +88,33 @@ def module_key(module: Module, *, target: str = "cpu", speed_level: int = 2) -> 
     return h.hexdigest()
 
 
-def library_key(name: str) -> str:
-    """The cache key of the runtime library `name` (kernels compiled once per host, not
-    per module) for this host."""
+def bundle_key() -> str:
+    """The cache key of this host's runtime libraries (kernels compiled once per host,
+    not per module: `runtime_library`)."""
     h = hashlib.blake2b(digest_size=20)
     h.update("\n".join([f"format {FORMAT}", f"host {host().key}", f"code {_code_version()}",
-                        f"library {name}"]).encode())
+                        "runtime libraries"]).encode())
     return h.hexdigest()
 
 
 def runtime_library(name: str, text: Callable[[], str],
                     pipeline: Pipeline = Pipeline.FULL) -> RuntimeLibrary:
     """The runtime library `name` whose LLVM IR is `text()`, in the process's runtime
-    engine (`jit.RuntimeLibrary`): its objects from the disk cache (`DiskCache.default`),
-    else compiled (and stored). Each name is loaded once per process."""
+    engine (`jit.RuntimeLibrary`): its objects from the disk cache's runtime bundle, else
+    compiled (and added to the bundle). Each name is loaded once per process."""
     loaded = _RUNTIME_LIBRARIES.get(name)
     if loaded is not None:
         return loaded
-    cache = DiskCache.default()
-    key = library_key(name)
-    entry = cache.load(key) if cache is not None else None
-    if entry is not None:
-        library = RuntimeLibrary(name, entry.objects, cache_hit=True)
+    bundle = RuntimeBundle.default()
+    objects = bundle.libraries.get(name) if bundle is not None else None
+    if objects is not None:
+        library = RuntimeLibrary(name, objects, cache_hit=True)
     else:
         compiled = CodeLibrary(name)
         compiled.add_ir_module(text(), pipeline)
         compiled.finalize()
-        if cache is not None:
-            cache.store(key, Entry(compiled.objects, {}))
+        if bundle is not None:
+            bundle.add(name, compiled.objects)
         library = RuntimeLibrary(name, compiled.objects, cache_hit=False)
     _RUNTIME_LIBRARIES[name] = library
     return library
@@ -122,6 +122,80 @@ def runtime_library(name: str, text: Callable[[], str],
 
 #: The runtime libraries loaded in this process, by name.
 _RUNTIME_LIBRARIES: dict[str, RuntimeLibrary] = {}
+
+
+class RuntimeBundle:
+    """The object files of every runtime library compiled for this host and code
+    version, by library name, in one sealed file (a JSON line of names and sizes, then
+    the objects), read once per process. A library compiled here is added to what the
+    file holds then (another process may have added its own since) and the whole file is
+    written again; a damaged file is ignored (one notice) and rebuilt."""
+
+    #: The process's bundle per cache directory (read once).
+    _opened: dict[Path, RuntimeBundle] = {}
+
+    def __init__(self, store: SealedDir, name: str) -> None:
+        self.store = store
+        self.name = name
+        self.libraries = self._read()
+
+    @classmethod
+    def default(cls) -> RuntimeBundle | None:
+        """This process's bundle in `cache_dir()`; None when caching is off."""
+        root = cache_dir()
+        if root is None:
+            return None
+        bundle = cls._opened.get(root)
+        if bundle is None:
+            store = SealedDir.open(root)
+            if store is None:
+                return None
+            key = bundle_key()
+            bundle = cls._opened[root] = cls(store, f"{key[:2]}/{key}.runtime")
+        return bundle
+
+    def _read(self) -> dict[str, list[bytes]]:
+        data = self.store.read(self.name)
+        if data is None:
+            return {}
+        libraries = _decode_bundle(data)
+        if libraries is None:
+            notice(f"ignoring cache file {self.store.root / self.name}: malformed runtime "
+                   "bundle; rebuilding it")
+            return {}
+        return libraries
+
+    def add(self, name: str, objects: list[bytes]) -> None:
+        """Keep `objects` as library `name`, on disk too (best effort)."""
+        self.libraries = {**self._read(), **self.libraries, name: objects}
+        meta = {"format": FORMAT,
+                "libraries": {n: [len(o) for o in objs] for n, objs in self.libraries.items()}}
+        blob = b"".join(o for objs in self.libraries.values() for o in objs)
+        self.store.write(self.name, json.dumps(meta).encode() + b"\n" + blob)
+
+
+def _decode_bundle(data: bytes) -> dict[str, list[bytes]] | None:
+    """A bundle's libraries from its sealed bytes, or None when they do not add up."""
+    head, sep, blob = data.partition(b"\n")
+    try:
+        meta = json.loads(head)
+    except ValueError:
+        return None
+    libraries = meta.get("libraries") if isinstance(meta, dict) else None
+    if (not sep or meta.get("format") != FORMAT or not isinstance(libraries, dict)
+            or not all(isinstance(sizes, list) and all(isinstance(n, int) and n >= 0
+                                                       for n in sizes)
+                       for sizes in libraries.values())
+            or sum(sum(sizes) for sizes in libraries.values()) != len(blob)):
+        return None
+    out: dict[str, list[bytes]] = {}
+    at = 0
+    for name, sizes in libraries.items():
+        out[name] = []
+        for n in sizes:
+            out[name].append(blob[at:at + n])
+            at += n
+    return out
 
 
 @dataclass(slots=True)

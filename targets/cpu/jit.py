@@ -80,6 +80,12 @@ def wide_vectors(cpu: str, features: str) -> str:
     return features + ",-prefer-256-bit"
 
 
+#: The codegen level of an engine that only loads object files: it compiles nothing but
+#: the empty module it is created with, which at level 0 finalizes in half the time
+#: (~0.3 ms instead of ~0.6 ms per engine).
+LOAD_ONLY = 0
+
+
 def target_machine(opt: int = 2) -> llvm.TargetMachine:
     """A new target machine for the host CPU with all its features (codegen level `opt`).
 
@@ -234,7 +240,7 @@ class RuntimeLibrary:
             if cls._engine is None:
                 empty = llvm.parse_assembly("")
                 empty.triple = host().triple
-                cls._engine = llvm.create_mcjit_compiler(empty, target_machine())
+                cls._engine = llvm.create_mcjit_compiler(empty, target_machine(LOAD_ONLY))
             for data in objects:
                 cls._engine.add_object_file(llvm.ObjectFileRef.from_data(data))
             cls._engine.finalize_object()
@@ -346,7 +352,7 @@ class CodeLibrary:
         with self.timings.record("load-object"):
             empty = llvm.parse_assembly("")
             empty.triple = host().triple
-            engine = llvm.create_mcjit_compiler(empty, target_machine())
+            engine = llvm.create_mcjit_compiler(empty, target_machine(LOAD_ONLY))
             for data in objects:
                 engine.add_object_file(llvm.ObjectFileRef.from_data(data))
             engine.finalize_object()

@@ -10,6 +10,7 @@ for f64, not bit for bit.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -346,24 +347,63 @@ def test_cached_conv_calls_the_runtime_library(tmp_path: Path) -> None:
 def test_runtime_library_comes_from_the_disk_cache(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A runtime library is loaded once per process; a new process (here: the process's
-    table of loaded libraries emptied) reads its objects from the disk cache instead of
-    compiling, into the same runtime engine."""
-    import ctypes
-
+    tables of loaded libraries and read bundles emptied) reads its objects from the disk
+    cache's one runtime bundle instead of compiling, into the same runtime engine."""
     from hlotool.targets.cpu import cache as cache_module
 
-    text = ('define void @"hlotool_test_store7"(ptr %".1") {\nentry:\n  store i32 7, ptr %".1"\n'
-            '  ret void\n}\n')
     monkeypatch.setattr(cache_module, "cache_dir", lambda: tmp_path)
     monkeypatch.setattr(cache_module, "_RUNTIME_LIBRARIES", {})
-    first = cache_module.runtime_library("test_lib", lambda: text)
+    monkeypatch.setattr(cache_module.RuntimeBundle, "_opened", {})
+    first = cache_module.runtime_library("test_lib", lambda: _store_ir("7", 7))
     assert cache_module.runtime_library("test_lib", lambda: "not IR: never parsed") is first
-    cache_module._RUNTIME_LIBRARIES.clear()
+    other = cache_module.runtime_library("test_lib_b", lambda: _store_ir("9", 9))
+    _new_process(cache_module)
     second = cache_module.runtime_library("test_lib", lambda: "not IR: never parsed")
-    assert not first.cache_hit and second.cache_hit
+    third = cache_module.runtime_library("test_lib_b", lambda: "not IR: never parsed")
+    assert not first.cache_hit and not other.cache_hit and second.cache_hit and third.cache_hit
+    assert len(list(tmp_path.glob("*/*.runtime"))) == 1
+    assert _call_store(second, "7") == 7 and _call_store(third, "9") == 9
+
+
+def test_a_damaged_runtime_bundle_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A runtime bundle whose contents do not add up is never loaded as code: one notice,
+    the library is compiled again and the bundle written anew."""
+    from hlotool.targets.cpu import cache as cache_module
+
+    monkeypatch.setattr(cache_module, "cache_dir", lambda: tmp_path)
+    monkeypatch.setattr(cache_module, "_RUNTIME_LIBRARIES", {})
+    monkeypatch.setattr(cache_module.RuntimeBundle, "_opened", {})
+    cache_module.runtime_library("test_lib_c", lambda: _store_ir("5", 5))
+    bundle = cache_module.RuntimeBundle.default()
+    assert bundle is not None
+    bundle.store.write(bundle.name, b'{"format": %d, "libraries": {"test_lib_c": [99]}}\nshort'
+                       % cache_module.FORMAT)
+    _new_process(cache_module)
+    again = cache_module.runtime_library("test_lib_c", lambda: _store_ir("5", 5))
+    assert not again.cache_hit and "malformed runtime bundle" in capsys.readouterr().err
+    _new_process(cache_module)
+    assert cache_module.runtime_library("test_lib_c", lambda: "never parsed").cache_hit
+
+
+def _store_ir(suffix: str, value: int) -> str:
+    return (f'define void @"hlotool_test_store{suffix}"(ptr %".1") {{\nentry:\n'
+            f'  store i32 {value}, ptr %".1"\n  ret void\n}}\n')
+
+
+def _new_process(cache_module: Any) -> None:
+    """Forget what this process loaded and read, as a new process starts."""
+    cache_module._RUNTIME_LIBRARIES.clear()
+    cache_module.RuntimeBundle._opened.clear()
+
+
+def _call_store(library: Any, suffix: str) -> int:
+    import ctypes
+
     out = (ctypes.c_int32 * 1)()
-    second.get_function("hlotool_test_store7")(ctypes.cast(out, ctypes.POINTER(ctypes.c_void_p)))
-    assert out[0] == 7
+    library.get_function(f"hlotool_test_store{suffix}")(
+        ctypes.cast(out, ctypes.POINTER(ctypes.c_void_p)))
+    return out[0]
 
 
 def test_output_fusion_is_a_conv_and_one_epilogue_kernel() -> None:

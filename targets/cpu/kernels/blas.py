@@ -410,7 +410,7 @@ def _helpers() -> tuple[object, ...]:
     library = runtime_library("blas_helpers", text)
     for dtype in _BITS:
         for name in _helper_names(dtype):
-            llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
+            llvm.add_symbol(name, library.address(name))
     return (library,)  # kept alive for the life of the process
 
 

@@ -34,7 +34,6 @@ flush denormals as XLA's; the summation order is k in order, one fma per term.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import math
 from typing import TYPE_CHECKING, Any
@@ -199,7 +198,7 @@ def runtime(dtype: PrimitiveType, vl: int, nv: int) -> Any:
 
     library = runtime_library(f"conv_micro_{dtype.name}x{vl}_{nv}", text, Pipeline.LEAN)
     for name, _, _ in kernels:
-        llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
+        llvm.add_symbol(name, library.address(name))
     return library  # kept alive for the life of the process
 
 

@@ -13,7 +13,6 @@ through the full pipeline, its loops being the kernel's own.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 
 import llvmlite.binding as llvm
@@ -116,7 +115,7 @@ def fold_runtime() -> object:
 
     library = runtime_library("reduction_folds", text, Pipeline.FULL)
     for name in names:
-        llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
+        llvm.add_symbol(name, library.address(name))
     return library  # kept alive for the life of the process
 
 

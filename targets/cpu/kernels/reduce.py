@@ -69,7 +69,6 @@ runs at ~1 element per 4 cycles, 8 chains at the 2 adds/cycle throughput).
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import math
 from collections.abc import Callable, Sequence
@@ -1080,7 +1079,7 @@ def lane_runtime(t: PrimitiveType, source: PrimitiveType | None = None) -> objec
     suffix = f"_from_{source.name}" if source is not None else ""
     library = runtime_library(f"lane_fold_{t.name}{suffix}", text, Pipeline.LEAN)
     for name in [n for n, _, _ in names] + ([squares] if squares else []):
-        llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
+        llvm.add_symbol(name, library.address(name))
     return library  # kept alive for the life of the process
 
 

@@ -23,7 +23,6 @@ kind>, i64 n)`; `out` never overlaps an operand.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 from collections.abc import Callable
 
@@ -172,7 +171,7 @@ def row_ops_runtime() -> object:
         [(round_name(t), "v") for t in NARROW]
     for op, kinds in names:
         name = symbol(op, kinds)
-        llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
+        llvm.add_symbol(name, library.address(name))
     return library  # kept alive for the life of the process
 
 
@@ -204,7 +203,7 @@ def rounded_runtime(t: PrimitiveType) -> object:
     library = runtime_library(f"row_ops_rounded_{t.name}", text, Pipeline.FULL)
     for op, kinds, _ in ops:
         name = rounded_symbol(op, kinds, t)
-        llvm.add_symbol(name, ctypes.cast(library.get_function(name), ctypes.c_void_p).value)
+        llvm.add_symbol(name, library.address(name))
     return library
 
 
