@@ -176,26 +176,39 @@ class RuntimeBundle:
 
 def _decode_bundle(data: bytes) -> dict[str, list[bytes]] | None:
     """A bundle's libraries from its sealed bytes, or None when they do not add up."""
+    parts = _meta_and_blob(data)
+    libraries = parts[0].get("libraries") if parts is not None else None
+    if parts is None or not isinstance(libraries, dict):
+        return None
+    flat = _split_objects(parts[1], [n for sizes in libraries.values()
+                                     for n in (sizes if isinstance(sizes, list) else [-1])])
+    if flat is None:
+        return None
+    out: dict[str, list[bytes]] = {}
+    for name, sizes in libraries.items():
+        out[name], flat = flat[:len(sizes)], flat[len(sizes):]
+    return out
+
+
+def _meta_and_blob(data: bytes) -> tuple[dict[str, Any], bytes] | None:
+    """The JSON line of a sealed cache file of this format and the bytes after it."""
     head, sep, blob = data.partition(b"\n")
     try:
         meta = json.loads(head)
     except ValueError:
         return None
-    libraries = meta.get("libraries") if isinstance(meta, dict) else None
-    if (not sep or meta.get("format") != FORMAT or not isinstance(libraries, dict)
-            or not all(isinstance(sizes, list) and all(isinstance(n, int) and n >= 0
-                                                       for n in sizes)
-                       for sizes in libraries.values())
-            or sum(sum(sizes) for sizes in libraries.values()) != len(blob)):
+    if not sep or not isinstance(meta, dict) or meta.get("format") != FORMAT:
         return None
-    out: dict[str, list[bytes]] = {}
-    at = 0
-    for name, sizes in libraries.items():
-        out[name] = []
-        for n in sizes:
-            out[name].append(blob[at:at + n])
-            at += n
-    return out
+    return meta, blob
+
+
+def _split_objects(blob: bytes, sizes: Any) -> list[bytes] | None:
+    """`blob` cut into objects of `sizes`; None unless those are counts that add up to it."""
+    if (not isinstance(sizes, list) or not all(isinstance(n, int) and n >= 0 for n in sizes)
+            or sum(sizes) != len(blob)):
+        return None
+    offsets = [sum(sizes[:k]) for k in range(len(sizes) + 1)]
+    return [blob[x:y] for x, y in zip(offsets, offsets[1:])]
 
 
 @dataclass(slots=True)
@@ -260,22 +273,16 @@ class DiskCache:
 
 def _decode(data: bytes) -> Entry | None:
     """An entry from its sealed bytes, or None when its structure does not add up."""
-    head, sep, obj = data.partition(b"\n")
-    try:
-        meta = json.loads(head)
-    except ValueError:
+    parts = _meta_and_blob(data)
+    if parts is None:
         return None
-    if not sep or not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        return None
-    sizes, symbols = meta.get("sizes"), meta.get("symbols")
-    tuning, kinds = meta.get("tuning", {}), meta.get("kinds", {})
-    if (not isinstance(sizes, list) or not all(isinstance(n, int) and n >= 0 for n in sizes)
-            or sum(sizes) != len(obj) or not isinstance(symbols, dict)
+    meta, obj = parts
+    objects = _split_objects(obj, meta.get("sizes"))
+    symbols, tuning, kinds = meta.get("symbols"), meta.get("tuning", {}), meta.get("kinds", {})
+    if (objects is None or not isinstance(symbols, dict)
             or not all(isinstance(k, str) and isinstance(v, str) for k, v in symbols.items())
             or not isinstance(tuning, dict) or not isinstance(kinds, dict)
             or not all(isinstance(k, str) and isinstance(v, str) for k, v in kinds.items())):
         return None
-    offsets = [sum(sizes[:k]) for k in range(len(sizes) + 1)]
-    objects = [obj[a:b] for a, b in zip(offsets, offsets[1:])]
     return Entry(objects, dict(symbols), dict(tuning), bool(meta.get("tuned", False)),
                  dict(kinds))

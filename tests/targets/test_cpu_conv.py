@@ -365,7 +365,14 @@ def test_runtime_library_comes_from_the_disk_cache(tmp_path: Path,
     assert _call_store(second, "7") == 7 and _call_store(third, "9") == 9
 
 
-def test_a_damaged_runtime_bundle_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("payload", [
+    b'{"format": FORMAT, "libraries": {"test_lib_c": [99]}}\nshort',
+    b'{"format": FORMAT, "libraries": {"test_lib_c": "99"}}\n',
+    b'["not", "an", "object"]\n',
+    b"no json line",
+], ids=["short", "sizes-not-a-list", "not-an-object", "no-json"])
+def test_a_damaged_runtime_bundle_is_rebuilt(payload: bytes, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     """A runtime bundle whose contents do not add up is never loaded as code: one notice,
     the library is compiled again and the bundle written anew."""
@@ -377,8 +384,7 @@ def test_a_damaged_runtime_bundle_is_rebuilt(tmp_path: Path, monkeypatch: pytest
     cache_module.runtime_library("test_lib_c", lambda: _store_ir("5", 5))
     bundle = cache_module.RuntimeBundle.default()
     assert bundle is not None
-    bundle.store.write(bundle.name, b'{"format": %d, "libraries": {"test_lib_c": [99]}}\nshort'
-                       % cache_module.FORMAT)
+    bundle.store.write(bundle.name, payload.replace(b"FORMAT", b"%d" % cache_module.FORMAT))
     _new_process(cache_module)
     again = cache_module.runtime_library("test_lib_c", lambda: _store_ir("5", 5))
     assert not again.cache_hit and "malformed runtime bundle" in capsys.readouterr().err
