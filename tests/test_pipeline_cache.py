@@ -127,3 +127,49 @@ def test_run_reports_the_cached_passes(tmp_path: Path, monkeypatch: pytest.Monke
     assert main(["run", str(EXAMPLES / "softmax.hlo"), "--inputs",
                  str(EXAMPLES / "softmax.inputs.npz"), "--bench", "2"]) == 0
     assert "passes (cached)" in capsys.readouterr().out
+
+
+def test_a_module_unchanged_since_parsing_is_keyed_by_its_source(tmp_path: Path) -> None:
+    source = "hlo\n" + SOFTMAX
+    first = optimize(parse_hlo(SOFTMAX), "cpu", cache_dir=tmp_path, source=source)
+    (entry,) = _entries(tmp_path)
+    assert not first.cached and entry.name.startswith(pipeline_key(source, "cpu", source=True))
+    assert pipeline_key(source, "cpu", source=True) != pipeline_key(source, "cpu")
+    second = optimize(parse_hlo(SOFTMAX), "cpu", cache_dir=tmp_path, source=source)
+    assert second.cached
+    assert print_module(second.module) == print_module(first.module)
+    by_module = optimize(parse_hlo(SOFTMAX), "cpu", cache_dir=tmp_path)
+    assert not by_module.cached and len(_entries(tmp_path)) == 2
+    assert print_module(by_module.module) == print_module(first.module)
+
+
+def _sources_keyed(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> list[str | None]:
+    """The `source` each pipeline run of `hlotool run ARGV` was keyed by."""
+    import hlotool.pipeline_cache as pipeline_cache
+
+    seen: list[str | None] = []
+    real = pipeline_cache.optimize
+
+    def recording(module, pipeline, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(kwargs.get("source"))
+        return real(module, pipeline, **kwargs)
+
+    monkeypatch.setattr(pipeline_cache, "optimize", recording)
+    assert main(["run", *argv, "--format", "json"]) == 0
+    return seen
+
+
+def test_run_keys_by_the_source_only_while_nothing_changed_the_module(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("HLOTOOL_CACHE_DIR", str(tmp_path))
+    softmax = [str(EXAMPLES / "softmax.hlo"), "--inputs", str(EXAMPLES / "softmax.inputs.npz")]
+    assert _sources_keyed(monkeypatch, softmax) == ["hlo\n" + SOFTMAX]
+    assert _sources_keyed(monkeypatch, [*softmax, "--passes", "dce"]) == [None]
+    assert _sources_keyed(monkeypatch, [*softmax, "--pipeline", "default"]) == [None]
+    poly = Path(__file__).parent / "data" / "corpus" / "dynamic_shape_poly"
+    assert _sources_keyed(monkeypatch, [str(poly / "module.stablehlo.mlir"), "--inputs",
+                                        str(poly / "inputs.npz")]) == [None]  # specialized
+    mlir = EXAMPLES / "softmax.mlir"
+    assert _sources_keyed(monkeypatch, [str(mlir)]) == ["stablehlo\n" + mlir.read_text()]
+    capsys.readouterr()

@@ -43,6 +43,8 @@ class Source:
         from hlotool.frontend import binary_kind
         from hlotool.hloproto import is_proto
 
+        #: The language `text` was parsed as ("hlo" or "stablehlo"), once `load` did.
+        self.language: str | None = None
         self._proto: bytes | None = None
         self.artifact = binary_kind(data)
         if self.artifact:
@@ -51,6 +53,15 @@ class Source:
         self._proto = data if is_proto(data, path) else None
         binary = b"\0" in data[:4096]
         self.text = "" if binary else data.decode("utf-8", errors="replace")
+
+    @property
+    def identity(self) -> str:
+        """The language and text the module was parsed from: what `load`'s module is a
+        function of (with hlotool's code), so a cache may key on it instead of printing
+        the module, while nothing has changed the module since."""
+        if self.language is None:
+            raise RuntimeError(f"{self.name} has not been parsed")
+        return f"{self.language}\n{self.text}"
 
     def read_proto(self) -> None:
         """An HloProto's module as HLO text (errors in it then point into that text)."""
@@ -110,13 +121,14 @@ def _seconds(text: str) -> float:
 
 def load(args: argparse.Namespace, verify: bool = True, path: str | None = None) -> Module:
     """Parse (and verify) the command's input; errors carry the source for reporting."""
-    from hlotool.frontend import parse_text
+    from hlotool.frontend import language, parse_text
 
     src = Source(dump_file(args, path or args.file))
     args._source = src
     src.read_proto()
-    fmt = getattr(args, "input_format", None)
-    module = parse_text(src.text, src.name if src.name != "<stdin>" else "", fmt)
+    filename = src.name if src.name != "<stdin>" else ""
+    src.language = language(src.text, filename, getattr(args, "input_format", None))
+    module = parse_text(src.text, filename, src.language)
     if verify:
         from hlotool.verifier import verify as run_verifier
 

@@ -82,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
 
     check_output(args.output)
     # The code `hlotool run` runs: the cpu pipeline (fusion, layout) first, as run does.
-    module = optimize(load(args), "cpu", progress=sys.stderr.isatty()).module
+    module = optimize(load(args), "cpu", progress=sys.stderr.isatty(),
+                      source=args._source.identity).module
     with status(f"compiling {module.name} for the host CPU"):
         # keep_asm: generate the code again even on a disk-cache hit (the cache keeps
         # object code and the tuning choices, not the IR or assembly shown here).

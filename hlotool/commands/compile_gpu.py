@@ -24,7 +24,7 @@ def run_compile(args: argparse.Namespace) -> int:
 
     if args.emit == "asm":
         raise UsageError("--target gpu emits llvm, ptx or cubin (not asm)")
-    module = optimize(load(args), "gpu").module
+    module = optimize(load(args), "gpu", source=args._source.identity).module
     plan = plan_module(module)
     kernels = plan.kernels
     if not kernels:

@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         args.inputs = _sibling_inputs(args, module)
     from hlotool.commands.run_devices import device_count, partition_shard_maps, run_devices
 
-    partition_shard_maps(module)
+    pristine = not partition_shard_maps(module)  # nothing changed it since it was parsed
     if device_count(module, args, before_passes=True) > 1:
         return run_devices(module, args, target)
     if args.semantics == "stablehlo" and target != "interp":
@@ -110,7 +110,9 @@ def run(args: argparse.Namespace) -> int:
         inputs = values_io.entry_arguments(module, snapshot)
     else:
         inputs = values_io.random_arguments(module, args.seed)
-    module = _specialize_dynamic(module, args, inputs)
+    specialized = _specialize_dynamic(module, args, inputs)
+    pristine = pristine and specialized is module and not (args.pipeline or args.passes)
+    module = specialized
     from hlotool.limits import check_static
 
     check_static(module)
@@ -126,7 +128,8 @@ def run(args: argparse.Namespace) -> int:
 
         # A compiling target always runs its own pipeline (cli.md), after any asked for;
         # its result is cached on disk like the compiled code.
-        done = optimize(module, TARGET_PIPELINES[target], progress=sys.stderr.isatty())
+        done = optimize(module, TARGET_PIPELINES[target], progress=sys.stderr.isatty(),
+                        source=args._source.identity if pristine else None)
         module, passes_seconds, passes_cached = done.module, done.seconds, done.cached
     if args.bench < 0:
         raise UsageError("--bench needs a number of runs >= 0")
@@ -235,7 +238,7 @@ def _compile(module: Module, target: str,
         with status(f"compiling {module.name} for the host CPU"):
             started = time.perf_counter()
             ex = compile_module(module, autotune=args.autotune,
-                                autotune_budget=args.autotune_budget)
+                                autotune_budget=args.autotune_budget, resident=True)
             return ex.run, ex.place, time.perf_counter() - started
     if target == "gpu":
         return _compile_gpu(module, args)
@@ -314,10 +317,8 @@ def bench(execute: Callable[[list[Any]], Any], inputs: list[Any], runs: int, *,
 
 def _specialize_dynamic(module: Module, args: argparse.Namespace, inputs: list[Any]) -> Module:
     """A shape-polymorphic StableHLO module, lowered again with the inputs' shapes."""
-    from hlotool.frontend import is_stablehlo_text
-
     src = args._source
-    if not is_stablehlo_text(src.text, src.name if src.name != "<stdin>" else ""):
+    if src.language != "stablehlo":
         return module
     from hlotool.stablehlo import is_dynamic, specialize_for_values
 

@@ -32,18 +32,20 @@ def device_count(module: Module, args: argparse.Namespace, before_passes: bool =
     return count
 
 
-def partition_shard_maps(module: Module) -> None:
+def partition_shard_maps(module: Module) -> bool:
     """A module with shard_map regions (before XLA's passes) has per-device code that
-    only its devices can run: partition it first (the spmd pipeline), saying so."""
+    only its devices can run: partition it first (the spmd pipeline), saying so.
+    Returns whether it did."""
     targets = {i.attrs.get("custom_call_target") for c in module.computations
                for i in c.instructions if i.opcode.value == "custom-call"}
     if "xla.sdy.GlobalToLocalShape" not in targets:
-        return
+        return False
     from hlotool.commands.opt import apply_passes
 
     print(f"hlotool: {module.name} has shard_map regions: partitioned by the spmd pipeline",
           file=sys.stderr)
     apply_passes(module, "spmd", None, verify_each=False)
+    return True
 
 
 def run_devices(module: Module, args: argparse.Namespace, target: str,

@@ -42,10 +42,16 @@ def is_stablehlo_text(text: str, filename: str = "") -> bool:
     return False
 
 
+def language(text: str, filename: str = "", fmt: str | None = None) -> str:
+    """"hlo" or "stablehlo": `fmt` when given, else by the cli.md rule."""
+    if fmt:
+        return fmt
+    return "stablehlo" if is_stablehlo_text(text, filename) else "hlo"
+
+
 def parse_text(text: str, filename: str = "", fmt: str | None = None) -> Module:
     """Parse HLO or StableHLO text, chosen by `fmt` or by the cli.md rule."""
-    stablehlo = fmt == "stablehlo" if fmt else is_stablehlo_text(text, filename)
-    if stablehlo:
+    if language(text, filename, fmt) == "stablehlo":
         try:
             from hlotool.stablehlo import parse_stablehlo
         except ImportError:

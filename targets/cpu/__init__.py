@@ -39,14 +39,18 @@ class CpuTarget(Target):
 
     def __init__(self, *, keep_asm: bool = False, cache: bool | DiskCache | None = None,
                  speed_level: int = 2, autotune: bool | None = None,
-                 autotune_budget: float | None = None, log: Log | None = stderr_log) -> None:
+                 autotune_budget: float | None = None, log: Log | None = stderr_log,
+                 resident: bool = False) -> None:
         """`cache`: a DiskCache, False for none, None/True for the default directory
         (`HLOTOOL_CACHE_DIR`). Asking for LLVM IR or assembly (`keep_asm`) needs a real
         compile: the cache then only supplies the autotuner's earlier choices.
         `autotune`: time kernel variants on first compile (None: $HLOTOOL_AUTOTUNE, default
         on) within `autotune_budget` seconds per module (None: $HLOTOOL_AUTOTUNE_BUDGET,
-        default 2); `log` gets one line per tuned kernel (default: standard error)."""
+        default 2); `log` gets one line per tuned kernel (default: standard error).
+        `resident`: the code may stay loaded until the process exits (a CLI command's one
+        module; `jit.CodeLibrary`), which saves ~1 ms of loading."""
         self.keep_asm = keep_asm
+        self.resident = resident
         self.speed_level = speed_level
         self.autotune = autotune_enabled(autotune)
         self.autotune_budget = autotune_budget
@@ -68,12 +72,17 @@ class CpuTarget(Target):
         plan = plan_module(module)
         ins_by_id = {id(i): i for c in module.computations for i in c.instructions}
         kernels = [(ins_by_id[k], p) for k, p in plan.plans.items()]
-        tunable = [kp for kp in kernels if space(*kp) is not None]
         llvm_plans = [p for p in plan.plans.values() if is_llvm(p)]
-        if not llvm_plans and not tunable:
-            return CpuExecutable(module, None, plan)
+        #: The kernels with variants to time; found only when needed (a tuned cache
+        #: entry needs none: a dot's variants cost ~0.5 ms to enumerate).
+        tunable: list[tuple[Any, Any]] | None = None
+        if not llvm_plans:
+            tunable = self._tunable(kernels)
+            if not tunable:
+                return CpuExecutable(module, None, plan)
         kinds = plan_kinds(llvm_plans)  # as planned, before any tuning choice
-        library = CodeLibrary(module.name, speed_level=self.speed_level) if llvm_plans else None
+        library = (CodeLibrary(module.name, speed_level=self.speed_level,
+                               resident=self.resident) if llvm_plans else None)
         timings = library.timings if library is not None else Timings()
         key = entry = None
         if self.cache is not None:
@@ -82,7 +91,12 @@ class CpuTarget(Target):
                 entry = self.cache.load(key)
             if entry is not None and entry.kinds != kinds:
                 entry = None
-        if entry is not None and (entry.tuned or not self.autotune or not tunable):
+        hit = entry is not None and (entry.tuned or not self.autotune)
+        if entry is not None and not hit:
+            tunable = self._tunable(kernels) if tunable is None else tunable
+            hit = not tunable
+        if hit:
+            assert entry is not None
             choices = {k: Choice.from_json(v) for k, v in entry.tuning.items()}
             apply_choices(plan.plans, choices)
             if not self.keep_asm:
@@ -91,13 +105,15 @@ class CpuTarget(Target):
                     library.cache_hit = True
                 plan.symbols = entry.symbols
                 return self._executable(module, library, plan, choices)
-        elif self.autotune and tunable:
-            self.tuner = Tuner(module.name, budget_s=self.autotune_budget, log=self.log)
-            with timings.record("autotune"):
-                choices = self.tuner.tune(tunable)
-            apply_choices(plan.plans, choices)
         else:
+            if self.autotune and tunable is None:
+                tunable = self._tunable(kernels)
             choices = {}
+            if self.autotune and tunable:
+                self.tuner = Tuner(module.name, budget_s=self.autotune_budget, log=self.log)
+                with timings.record("autotune"):
+                    choices = self.tuner.tune(tunable)
+                apply_choices(plan.plans, choices)
         tuned = self.autotune and bool(tunable) or (entry is not None and entry.tuned)
         if library is not None:
             with library.timings.record("emit-ir"):
@@ -110,6 +126,11 @@ class CpuTarget(Target):
                                         {k: c.to_json() for k, c in choices.items()}, tuned,
                                         kinds))
         return self._executable(module, library, plan, choices)
+
+    @staticmethod
+    def _tunable(kernels: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+        """The (instruction, plan) pairs the autotuner has variants of."""
+        return [kp for kp in kernels if space(*kp) is not None]
 
     @staticmethod
     def _executable(module: Module, library: CodeLibrary | None, plan: CompiledPlan,
@@ -148,14 +169,16 @@ def load_runtime() -> float:
 def compile_module(module: Module, *, keep_asm: bool = False,
                    cache: bool | DiskCache | None = None, autotune: bool | None = None,
                    autotune_budget: float | None = None,
-                   log: Log | None = stderr_log) -> CpuExecutable:
+                   log: Log | None = stderr_log, resident: bool = False) -> CpuExecutable:
     """Compile `module` for the host CPU (through the disk cache unless cache=False).
 
     `autotune`: time variants of the transpose, row-reduction and dot kernels on first
     compile and keep the fastest (None: $HLOTOOL_AUTOTUNE, default on; the choice is
-    cached with the code); `autotune_budget`: seconds per module (default 2)."""
+    cached with the code); `autotune_budget`: seconds per module (default 2).
+    `resident`: the code may stay loaded until the process exits (see CpuTarget)."""
     return CpuTarget(keep_asm=keep_asm, cache=cache, autotune=autotune,
-                     autotune_budget=autotune_budget, log=log).compile(module)
+                     autotune_budget=autotune_budget, log=log,
+                     resident=resident).compile(module)
 
 
 def run_module(module: Module, args: Sequence[Any], *, autotune: bool | None = None,

@@ -221,33 +221,52 @@ class _Unit:
     pipeline: Pipeline
 
 
-class RuntimeLibrary:
-    """A runtime library's code in the process's one runtime engine: every runtime
-    library (`cache.runtime_library`) loads its objects into the same MCJIT engine,
-    created on first use and never freed (pooled threads run its code until the process
-    exits). A second library costs ~0.3 ms to add there instead of ~1 ms for an engine
-    of its own (a target machine, the engine, its first finalization), which a cache hit
-    in a new process pays for each runtime library it loads."""
+class _ProcessEngine:
+    """The MCJIT engine that lives as long as the process, created on first use and never
+    freed (pooled threads run its code until the process exits). Every runtime library
+    (`cache.runtime_library`) loads its objects here, and so does the first module
+    library compiled `resident` (the one module a CLI process runs). Objects added here
+    cost ~0.2 ms instead of ~1.3 ms for an engine of their own (a target machine, the
+    engine, its first finalization), which a cache hit in a new process pays for each
+    library it loads. Symbols cannot clash: runtime symbols start with `hlotool`,
+    kernels with `k<index>_`, and one module at most has its code here."""
 
-    _engine: llvm.ExecutionEngine | None = None
-    _lock = threading.Lock()
+    engine: llvm.ExecutionEngine | None = None
+    lock = threading.Lock()
+    #: Whether a resident module's code is in the engine.
+    has_module = False
+
+    @classmethod
+    def load(cls, objects: list[bytes], *, module: bool = False) -> llvm.ExecutionEngine | None:
+        """Add `objects` and finalize; for a module's code (`module`), None without
+        loading anything when the engine already holds one."""
+        with cls.lock:
+            if module:
+                if cls.has_module:
+                    return None
+                cls.has_module = True
+            if cls.engine is None:
+                empty = llvm.parse_assembly("")
+                empty.triple = host().triple
+                cls.engine = llvm.create_mcjit_compiler(empty, target_machine(LOAD_ONLY))
+            for data in objects:
+                cls.engine.add_object_file(llvm.ObjectFileRef.from_data(data))
+            cls.engine.finalize_object()
+            return cls.engine
+
+
+class RuntimeLibrary:
+    """A runtime library's code, in the process engine (`_ProcessEngine`)."""
 
     def __init__(self, name: str, objects: list[bytes], *, cache_hit: bool) -> None:
         self.name = name
         self.cache_hit = cache_hit
-        cls = type(self)
-        with cls._lock:
-            if cls._engine is None:
-                empty = llvm.parse_assembly("")
-                empty.triple = host().triple
-                cls._engine = llvm.create_mcjit_compiler(empty, target_machine(LOAD_ONLY))
-            for data in objects:
-                cls._engine.add_object_file(llvm.ObjectFileRef.from_data(data))
-            cls._engine.finalize_object()
+        engine = _ProcessEngine.load(objects)
+        assert engine is not None
+        self._engine = engine
 
     def address(self, name: str) -> int:
         """The address of the function or global `name`."""
-        assert self._engine is not None
         address = self._engine.get_global_value_address(name)
         if not address:
             raise KeyError(f"{name} is not defined in runtime library {self.name}")
@@ -258,17 +277,22 @@ class RuntimeLibrary:
         return ENTRY_CFUNC(self.address(name))
 
     def keep_forever(self) -> None:
-        """Nothing to do: the runtime engine is never freed."""
+        """Nothing to do: the process engine is never freed."""
 
 
 class CodeLibrary:
     """One compiled unit of code: LLVM IR in (one module per pipeline), function
     addresses out."""
 
-    def __init__(self, name: str, *, speed_level: int = 2) -> None:
+    def __init__(self, name: str, *, speed_level: int = 2, resident: bool = False) -> None:
+        """`resident`: the code may live until the process exits (the one module a CLI
+        command runs); the first such library loads into the process engine."""
         _initialize()
         self.name = name
         self.speed_level = speed_level
+        self.resident = resident
+        #: Whether the code is in the process engine (never freed).
+        self.in_process_engine = False
         self.timings = Timings()
         self.llvm_ir = ""
         self.asm = ""
@@ -348,8 +372,14 @@ class CodeLibrary:
                 return machine.emit_object(unit.module), ir_text, asm
 
     def load_objects(self, objects: list[bytes]) -> None:
-        """Use object files emitted earlier instead of compiling (disk cache hit)."""
+        """Load the object files into an engine: the process engine when `resident` and
+        no other module's code is there, else one of the library's own."""
         with self.timings.record("load-object"):
+            if self.resident:
+                shared = _ProcessEngine.load(objects, module=True)
+                if shared is not None:
+                    self._engine, self.in_process_engine = shared, True
+                    return
             empty = llvm.parse_assembly("")
             empty.triple = host().triple
             engine = llvm.create_mcjit_compiler(empty, target_machine(LOAD_ONLY))
@@ -370,7 +400,7 @@ class CodeLibrary:
     def keep_forever(self) -> None:
         """Never free the code (threads that outlive every reference run it); the
         library can give no more addresses."""
-        if self._engine is not None:
+        if self._engine is not None and not self.in_process_engine:
             self._engine.detach()
 
     def get_function(self, name: str) -> ctypes._CFuncPtr:

@@ -1,5 +1,6 @@
 """The JIT's pass pipelines: the default (level 2) still vectorizes and computes the same
-values as the interpreter and as LLVM's full O3 (level 3)."""
+values as the interpreter and as LLVM's full O3 (level 3). One resident module's code
+shares the process engine; a second one, with the same kernel names, gets its own."""
 
 from __future__ import annotations
 
@@ -63,6 +64,28 @@ def test_default_pipeline_vectorizes_loops() -> None:
     ex = _target(2).compile(parse_hlo(FUSED))
     assert ex.library is not None
     assert "x float>" in ex.library.llvm_ir
+
+
+def _binary(op: str) -> str:
+    return (f"HloModule m\nENTRY e {{\n  a = f32[4096] parameter(0)\n  b = f32[4096] "
+            f"parameter(1)\n  ROOT r = f32[4096] {op}(a, b)\n}}")
+
+
+def test_only_one_resident_module_shares_the_process_engine(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jit._ProcessEngine, "engine", None)  # this test's own process engine
+    monkeypatch.setattr(jit._ProcessEngine, "has_module", False)
+    resident = CpuTarget(cache=False, autotune=False, resident=True)
+    first, second = (resident.compile(parse_hlo(_binary(op))) for op in ("add", "multiply"))
+    assert first.library is not None and second.library is not None
+    assert first.library.in_process_engine and not second.library.in_process_engine
+    assert set(first.symbols.values()) == set(second.symbols.values())  # would clash
+    rng = np.random.default_rng(2)
+    x, y = (rng.standard_normal(4096).astype(np.float32) for _ in range(2))
+    np.testing.assert_array_equal(first.run([x, y]), x + y)
+    np.testing.assert_array_equal(second.run([x, y]), x * y)
+    first.library.keep_forever()  # nothing to detach: the process engine is never freed
+    np.testing.assert_array_equal(first.run([x, y]), x + y)
 
 
 def test_speed_level_is_part_of_the_cache_key() -> None:
