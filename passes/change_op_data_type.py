@@ -1,5 +1,6 @@
-"""Dots of bf16/f16 operands computed in f32 (XLA's ChangeOpDataType, as XLA:CPU sets it
-up for dots its runtime has no low-precision kernel for)."""
+"""Dots and convolutions of bf16/f16 operands computed in f32 (XLA's ChangeOpDataType, as
+XLA:CPU sets it up for dots its runtime has no low-precision kernel for; its float
+normalization computes bf16 convolutions in f32 the same way)."""
 
 from __future__ import annotations
 
@@ -19,14 +20,16 @@ _FLOATS = _NARROW | {P.F32}
 
 @dataclass(frozen=True)
 class ChangeOpDataTypePass(Pass):
-    """A dot whose operands are bf16 or f16 (f32 allowed beside them) and whose result is
-    bf16, f16 or f32 becomes converts of its operands to f32, the same dot in f32, and a
-    convert of the result back to its type. The value does not change: XLA:CPU computes
-    such dots in f32 and rounds once at the end (and the reference interpreter does the
-    same), so the dot can run on the f32 BLAS kernels."""
+    """A dot or convolution whose operands are bf16 or f16 (f32 allowed beside them) and
+    whose result is bf16, f16 or f32 becomes converts of its operands to f32, the same
+    op in f32, and a convert of the result back to its type. The value does not change:
+    XLA:CPU computes such ops in f32 and rounds once at the end (and the reference
+    interpreter does the same), so they run on the f32 BLAS and convolution kernels (a
+    bf16 3x3 convolution of 8x56x56x64 ran 4.6x XLA's time on the interpreter's kernel
+    before)."""
 
     name = "change-op-data-type"
-    summary = "compute bf16/f16 dots in f32: converts around an f32 dot"
+    summary = "compute bf16/f16 dots and convolutions in f32: converts around the f32 op"
     xla = "ChangeOpDataType"
 
     def run(self, module: Module) -> bool:
@@ -34,7 +37,7 @@ class ChangeOpDataTypePass(Pass):
         changed = False
         for comp in non_fusion_computations(module):
             for ins in list(comp.instructions):
-                if ins.opcode is not O.DOT or not ins.shape.is_array:
+                if ins.opcode not in (O.DOT, O.CONVOLUTION) or not ins.shape.is_array:
                     continue
                 types = [o.shape.element_type for o in ins.operands]
                 if not any(t in _NARROW for t in types) or \
@@ -45,9 +48,9 @@ class ChangeOpDataTypePass(Pass):
                 wide = [o if o.shape.element_type is P.F32 else
                         b.add(O.CONVERT, [o], shape=o.shape.with_element_type(P.F32))
                         for o in ins.operands]
-                dot = b.add(O.DOT, wide, dict(ins.attrs), ins.shape.with_element_type(P.F32))
-                out = dot if ins.shape.element_type is P.F32 else \
-                    b.add(O.CONVERT, [dot], shape=ins.shape)
+                op = b.add(ins.opcode, wide, dict(ins.attrs), ins.shape.with_element_type(P.F32))
+                out = op if ins.shape.element_type is P.F32 else \
+                    b.add(O.CONVERT, [op], shape=ins.shape)
                 replace_instruction(ins, out)
                 if ins.parent is not None:
                     comp.remove_instruction(ins)

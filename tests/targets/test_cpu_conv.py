@@ -153,6 +153,32 @@ def test_fused_conv() -> None:
     check(conv_text(**CASES["nhwc 3x3 same"], fused=True))
 
 
+@pytest.mark.parametrize("t", ["bf16", "f16"])
+def test_narrow_convolutions_run_in_f32(t: str) -> None:
+    """A bf16/f16 convolution after the cpu pipeline (change-op-data-type) is converts
+    around the native f32 convolution: the interpreter's f32 result of the narrow
+    convolution, rounded once, within one ulp of the narrow type (the sums run in
+    another order)."""
+    import ml_dtypes
+
+    from hlotool.pipeline_cache import optimize
+
+    text, lhs, rhs = conv_text(**CASES["many blocks"], t=t)
+    dtype = ml_dtypes.bfloat16 if t == "bf16" else np.float16
+    rng = np.random.default_rng(3)
+    a, b = (rng.standard_normal(s).astype(dtype) for s in (lhs, rhs))
+    module = optimize(parse_hlo(text), "cpu", cache_dir=None).module
+    assert any(isinstance(p, ConvPlan) for p in plan_module(module).plans.values())
+    ex = compile_module(module, cache=False, autotune=False)
+    got = np.asarray(ex.run([a, b]))
+    assert ex.stats.fallback == 0
+    want = Evaluator(parse_hlo(text)).run([a, b])
+    assert got.dtype == want.dtype == dtype
+    eps = float(ml_dtypes.finfo(dtype).eps)
+    np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32),
+                               rtol=eps, atol=eps * float(np.abs(want.astype(np.float32)).max()))
+
+
 @pytest.mark.parametrize("kind", ["reversal", "s32"])
 def test_fallback(kind: str) -> None:
     if kind == "reversal":

@@ -136,6 +136,31 @@ def test_scatter_add_order_matters() -> None:
     assert not np.array_equal(forward, backward)
 
 
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, np.float16], ids=["bf16", "f16"])
+def test_narrow_float_updates(dtype: Any) -> None:
+    """bf16/f16 scatters (a scatter-add into duplicate targets rounds after every add,
+    so its order shows), dynamic-update-slices and max-pool gradients
+    (select-and-scatter) run natively, bit for bit the interpreter."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((40, 8)).astype(dtype)
+    targets = rng.integers(0, 40, 200).astype(np.int32)
+    updates = rng.standard_normal((200, 8)).astype(dtype)
+    for fn in (lambda x, i, u: x.at[i].add(u), lambda x, i, u: x.at[i].max(u),
+               lambda x, i, u: x.at[i[:20]].set(u[:20])):
+        run_native(jax.jit(fn).lower(x, targets, updates).as_text(dialect="hlo"),
+                   x, targets, updates)
+    dus = jax.jit(lambda x, u, i: lax.dynamic_update_slice(x, u, (i, 1)))
+    run_native(dus.lower(x, x[:5, :4], np.int32(38)).as_text(dialect="hlo"), x, x[:5, :4],
+               np.int32(38))
+    images = rng.standard_normal((2, 8, 8, 4)).astype(dtype)
+
+    def pooled(v: Any) -> Any:
+        window = lax.reduce_window(v, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME")
+        return window.astype(jnp.float32).sum()
+
+    run_native(jax.jit(jax.grad(pooled)).lower(images).as_text(dialect="hlo"), images)
+
+
 # -- hand-written edge cases ---------------------------------------------------------------------
 
 

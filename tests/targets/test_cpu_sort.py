@@ -224,9 +224,10 @@ def test_topk_custom_call(b: int, n: int, k: int) -> None:
 
 @pytest.mark.parametrize("largest", ["true", "false"])
 @pytest.mark.parametrize(("ty", "n", "k"), [("f32", 500, 5), ("f32", 20, 20), ("s32", 300, 100),
-                                           ("f64", 9, 0)])
+                                           ("f64", 9, 0), ("bf16", 300, 7), ("f16", 40, 40)])
 def test_topk_op(largest: str, ty: str, n: int, k: int) -> None:
-    """The `topk` op: the natural (total) order, ties by index."""
+    """The `topk` op (`jax.lax.top_k`): the natural (total) order, ties by index; bf16
+    and f16 values too (NaNs, infinities, signed zeros)."""
     text = f"""HloModule m
 ENTRY e {{
   x = {ty}[3,{n}] parameter(0)
@@ -235,7 +236,8 @@ ENTRY e {{
     x = special_f32((3, n), seed=11)
     if ty == "s32":
         x = np.random.default_rng(11).integers(-20, 20, (3, n), dtype=np.int32)
-    x = x.astype(ty.replace("f", "float").replace("s", "int"))
+    dtypes = {"bf16": ml_dtypes.bfloat16, "f16": np.float16}
+    x = x.astype(dtypes.get(ty) or ty.replace("f", "float").replace("s", "int"))
     check(text, x)
 
 

@@ -161,7 +161,7 @@ def unsupported_update(op: Instruction) -> str | None:
     """Why a dynamic-update-slice / scatter / select-and-scatter gets no kernel, or None."""
     shapes = [*(op.shape.tuple_shapes if op.shape.is_tuple else [op.shape]),
               *(o.shape for o in op.operands)]
-    types = u.ELEMENTAL_TYPES if scan_of(op) is not None else u.NATIVE_TYPES
+    types = u.ELEMENTAL_TYPES if scan_of(op) is not None else u.NATIVE_TYPES | u.NARROW_FLOATS
     for s in shapes:
         if not s.is_array or s.element_type not in types or s.is_dynamic:
             return f"element type or shape {s}"

@@ -267,14 +267,14 @@ def plan_topk(ins: Instruction, name: str) -> tuple[SortPlan | None, str]:
     s = ins.operand(0).shape
     if ins.opcode is O.TOPK:
         comps: Sequence[Computation] = ()
-        if s.is_array and s.element_type in u.NATIVE_TYPES:
+        if s.is_array and s.element_type in SORT_TYPES:
             comps = (_natural_comparator(s.element_type, ins.attrs.get("largest", True)),)
     else:
         comps = ins.attrs.get("called_computations") or ()
     if len(comps) != 1:
         return None, "TopK comparator"
     results = ins.shape.tuple_shapes
-    if not s.is_array or s.is_dynamic or s.rank < 1 or s.element_type not in u.NATIVE_TYPES or \
+    if not s.is_array or s.is_dynamic or s.rank < 1 or s.element_type not in SORT_TYPES or \
             len(results) != 2 or results[1].element_type is not P.S32:
         return None, f"TopK operand {s}"
     k = results[0].dimensions[-1]
@@ -294,7 +294,7 @@ def _natural_comparator(t: PrimitiveType, largest: bool) -> Computation:
     params = [comp.add_instruction(Instruction(f"p{i}", O.PARAMETER, Shape.scalar(ty),
                                                parameter_number=i))
               for i, ty in enumerate((t, t, P.S32, P.S32))]
-    ctype = "TOTALORDER" if u.is_float(t) else "SIGNED" if u.is_signed(t) else "UNSIGNED"
+    ctype = "TOTALORDER" if t.is_float else "SIGNED" if u.is_signed(t) else "UNSIGNED"
     attrs = {"direction": "GT" if largest else "LT", "type": ctype}
     root = comp.add_instruction(Instruction("less", O.COMPARE, Shape.scalar(P.PRED), attrs=attrs))
     root.set_operands(params[:2])
