@@ -411,6 +411,11 @@ class ElementalEmitter:
         """An f32 value rounded to f16/bf16 (nearest-even), as numpy / ml_dtypes round."""
         return self.b.fptrunc(x, u.F16) if t is P.F16 else f32_to_bf16(self.b, x)
 
+    def round_to(self, x: ir.Value, t: PrimitiveType) -> ir.Value:
+        """An f32 value rounded to f16/bf16 and back: `widen(narrow(x, t), t)`, for bf16
+        without leaving 32-bit lanes (`bf16_round_f32`)."""
+        return self.widen(self.narrow(x, t), t) if t is P.F16 else bf16_round_f32(self.b, x)
+
     def _convert_narrow(self, x: ir.Value, src: PrimitiveType, dst: PrimitiveType) -> ir.Value:
         """Converts from or to f16/bf16, through f32 as the interpreter (and XLA) do,
         except f64 -> f16, which rounds once."""
@@ -450,12 +455,12 @@ class ElementalEmitter:
         wide = [self.widen(a, t) for a in args]
         if op is O.LOGISTIC and t is P.F16:
             # XLA:CPU expands f16 logistic into f16 ops: exp(-x) and 1 + e are rounded too.
-            e = self.widen(self.narrow(fm.exp(b, b.fneg(wide[0])), t), t)
-            d = self.widen(self.narrow(b.fadd(one, e), t), t)
+            e = self.round_to(fm.exp(b, b.fneg(wide[0])), t)
+            d = self.round_to(b.fadd(one, e), t)
             return self.narrow(b.fdiv(one, d), t)
         if op is O.DIVIDE and _divides_by_constant(ins):
             # A / C => A * (1 / C), the reciprocal rounded to the type (as the interpreter).
-            reciprocal = self.widen(self.narrow(b.fdiv(one, wide[1]), t), t)
+            reciprocal = self.round_to(b.fdiv(one, wide[1]), t)
             r = b.fmul(wide[0], reciprocal)
         else:
             r = self._float_op(ins, P.F32, wide, index)
@@ -730,6 +735,19 @@ def f32_to_bf16(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     quiet = b.or_(b.and_(high, c(0x8000)), c(0x7FC0))
     is_nan = b.icmp_unsigned(">", b.and_(bits, c(0x7FFFFFFF)), c(0x7F800000))
     return b.trunc(b.select(is_nan, quiet, rounded), u.I16)
+
+
+def bf16_round_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    """f32 `x` rounded to nearest-even bf16, as the f32 that bf16 value equals: the bits
+    of `f32_to_bf16` in the high half, computed in 32-bit lanes (no narrowing and
+    widening shuffles: a rounded block operation's loop runs ~2x faster)."""
+    c = lambda v: ir.Constant(u.I32, v)  # noqa: E731
+    bits = b.bitcast(x, u.I32)
+    bias = b.add(b.and_(b.lshr(bits, c(16)), c(1)), c(0x7FFF))
+    rounded = b.and_(b.add(bits, bias), c(0xFFFF0000 - (1 << 32)))
+    quiet = b.or_(b.and_(bits, c(-(1 << 31))), c(0x7FC00000))
+    is_nan = b.icmp_unsigned(">", b.and_(bits, c(0x7FFFFFFF)), c(0x7F800000))
+    return b.bitcast(b.select(is_nan, quiet, rounded), u.F32)
 
 
 def _exact_f64(b: ir.IRBuilder, x: ir.Value) -> ir.Value:

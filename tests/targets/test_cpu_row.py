@@ -518,3 +518,30 @@ def test_values_rounded_through_a_narrow_type_fill_the_row_buffer_as_f32(
     assert "hlotool_row_f32_round_" in kernel_ir(text)
     x = np.random.default_rng(21).standard_normal((4, 1000)).astype(np.float32) * 3
     assert_block_calls_agree(text, [x], monkeypatch)
+
+
+def test_bf16_rounding_in_f32_lanes_is_ml_dtypes_rounding() -> None:
+    """The block operation rounding f32 values to bf16 and back (`bf16_round_f32`, what
+    every rounded bf16 block operation ends with): ml_dtypes' nearest-even rounding for
+    every bf16 high half with low halves at and around the ties, denormals and
+    infinities included; a NaN becomes the quiet NaN with its sign."""
+    import ctypes
+
+    import ml_dtypes
+
+    from hlotool.ir.types import PrimitiveType
+    from hlotool.targets.cpu.kernels import row_ops
+
+    library = row_ops.row_ops_runtime()
+    name = row_ops.symbol(row_ops.round_name(PrimitiveType.BF16), "v")
+    rounding = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(
+        library.address(name))  # type: ignore[attr-defined]
+    lows = np.array([0, 1, 0x7FFF, 0x8000, 0x8001, 0xC000, 0xFFFF], np.uint32)
+    bits = ((np.arange(1 << 16, dtype=np.uint32) << 16)[:, None] | lows).ravel()
+    x = bits.view(np.float32)
+    out = np.empty_like(x)
+    rounding(out.ctypes.data, x.ctypes.data, x.size)
+    nan = np.isnan(x)
+    want = x[~nan].astype(ml_dtypes.bfloat16).astype(np.float32)
+    np.testing.assert_array_equal(out.view(np.uint32)[~nan], want.view(np.uint32))
+    np.testing.assert_array_equal(out.view(np.uint32)[nan], (bits[nan] & 0x80000000) | 0x7FC00000)

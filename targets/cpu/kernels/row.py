@@ -651,7 +651,7 @@ class _BlockRow:
             t = x.shape.element_type
             kind, recip = self._unary("recip", args[1], n)
             if t is not P.F32:  # the reciprocal rounded to the type (`_narrow_op`)
-                recip = self.em.widen(self.em.narrow(recip, t), t)
+                recip = self.em.round_to(recip, t)
             return "multiply", [args[0], (kind, recip)]
         return op.value, args
 

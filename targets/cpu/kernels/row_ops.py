@@ -96,7 +96,7 @@ def _conversions() -> list[tuple[str, PrimitiveType, PrimitiveType]]:
 
 
 def _rounder(t: PrimitiveType) -> Compute:
-    return lambda em, args: em.widen(em.narrow(args[0], t), t)
+    return lambda em, args: em.round_to(args[0], t)
 
 
 def _kinds(arity: int) -> list[str]:
@@ -180,7 +180,7 @@ def rounded_symbol(op: str, kinds: str, t: PrimitiveType) -> str:
 
 
 def _rounded(compute: Compute, t: PrimitiveType) -> Compute:
-    return lambda em, args: em.widen(em.narrow(compute(em, args), t), t)
+    return lambda em, args: em.round_to(compute(em, args), t)
 
 
 @functools.cache
