@@ -31,7 +31,8 @@ pipeline, as `hlotool run` does: `cold` without the disk cache and without autot
 (after one warm-up compile that pays the process's imports and LLVM initialisation,
 and after loading the runtime libraries, both in the title), `tune` the autotuner's own
 time, and `cached` a compile that hits the disk caches (the module after the `cpu`
-pipeline, `hlotool.pipeline_cache`, and its object code). `cpu cold/XLA` is the same ratio
+pipeline, `hlotool.pipeline_cache`, keyed by the HLO text as `hlotool run` keys it, and
+its object code). `cpu cold/XLA` is the same ratio
 in CPU time of the process (XLA's compile threads included) and `cached cpu` the cached
 compile's CPU time: on a machine other jobs share, CPU time varies far less than wall
 time. `run cached` is `hlotool run`'s own `passes_seconds + compile_seconds` in the rounds
@@ -389,7 +390,8 @@ def compiles(case: Case, text: str, repeat: int, cache_root: Path) -> dict[str, 
                    ) -> tuple[Any, float]:
         module = parse_hlo(text)
         t, c = time.perf_counter(), time.process_time()
-        module = optimize(module, "cpu", cache_dir=pipelines).module
+        # Keyed by the text parsed, as `hlotool run` keys a module nothing changed.
+        module = optimize(module, "cpu", cache_dir=pipelines, source="hlo\n" + text).module
         executable = target.compile(module)
         wall, cpu = (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
         if key:

@@ -23,7 +23,6 @@ from hlotool.ir.instruction import Instruction
 from hlotool.ir.opcodes import Opcode as O
 from hlotool.ir.structure import computation_key
 from hlotool.ir.types import shape_to_text
-from hlotool.targets.cpu.kernels.blas import plan_blas_dot
 from hlotool.targets.cpu.kernels.dot import DotPlan
 from hlotool.targets.cpu.kernels.loop import LoopPlan
 from hlotool.targets.cpu.kernels.reduce import ReducePlan, init_idempotent, reducer_op
@@ -60,7 +59,7 @@ def kernel_key(plan: Any) -> str | None:
 def _dot_key(plan: DotPlan) -> str | None:
     """A BLAS dot's kernel is its BLAS form (`blas.plan_blas_dot`, a frozen dataclass
     holding every number `emit_blas_dot` reads): the form is the key."""
-    dot = plan_blas_dot(plan.roots[0], plan.tune)
+    dot = plan.blas_dot
     return None if dot is None else f"DotPlan\n{dot!r}"
 
 

@@ -58,6 +58,9 @@ class DotPlan:
     #: through strides) or "copy" (operands made contiguous first); `batch` "stacked" (one
     #: batched np.matmul) or "loop" (one 2-D matmul per batch into a preallocated output).
     tune: dict[str, int | str] = field(default_factory=dict)
+    #: `blas_dot` and the tuning it was planned under.
+    _blas: tuple[tuple[tuple[str, int | str], ...], blas.BlasDot | None] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
     @property
     def native(self) -> bool:
@@ -65,23 +68,33 @@ class DotPlan:
         return blas.available()
 
     @property
+    def blas_dot(self) -> blas.BlasDot | None:
+        """The BLAS form of the dot under the current tuning (`blas.plan_blas_dot`,
+        planned once per tuning: the cache check, the scratch size, the pipeline and the
+        emitter all ask)."""
+        key = tuple(sorted(self.tune.items()))
+        if self._blas is None or self._blas[0] != key:
+            self._blas = (key, blas.plan_blas_dot(self.roots[0], self.tune))
+        return self._blas[1]
+
+    @property
     def scratch_bytes(self) -> int:
         """Bytes of the native kernel's scratch buffer (its last entry buffer)."""
-        dot = blas.plan_blas_dot(self.roots[0], self.tune)
+        dot = self.blas_dot
         return dot.scratch_bytes if dot is not None else 0
 
     @property
     def pipeline(self) -> Pipeline:
         """How LLVM compiles the kernel: calls of BLAS and the denormal helpers only (no
         packing loop to vectorize) take the quick pipeline for calls."""
-        dot = blas.plan_blas_dot(self.roots[0], self.tune)
+        dot = self.blas_dot
         calls = dot is not None and not (dot.lhs.pack or dot.rhs.pack)
         return Pipeline.CALLS if calls else Pipeline.FULL
 
     def emit(self, module: Any, symbol: str, *, x86: bool) -> None:
         """The native kernel: entry buffers (lhs, rhs, out, scratch of `scratch_bytes`);
         the output must not be an input buffer."""
-        dot = blas.plan_blas_dot(self.roots[0], self.tune)
+        dot = self.blas_dot
         if dot is None:
             raise RuntimeError("no BLAS library for a native dot")
         blas.emit_blas_dot(module, symbol, dot, x86=x86)
