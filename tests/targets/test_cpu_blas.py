@@ -354,3 +354,51 @@ def test_split_dots_stay_within_the_contraction_bound(a: str, b: str, out: str,
         wide.run([np.abs(x).astype(np.float64), np.abs(y).astype(np.float64)])
     for got in (one, two):
         assert np.all(np.abs(np.asarray(got, np.float64) - exact) <= bound)
+
+
+INT_CONTRACTIONS = {
+    # name: (HLO body, operand shapes and types); K * max|a| * max|b| picks f32 or f64.
+    "s8 dot into s32 (f32)": ("ROOT d = s32[64,48] dot(a, b), lhs_contracting_dims={1}, "
+                              "rhs_contracting_dims={0}", ("s8[64,512]", "s8[512,48]")),
+    "s8 dot into s32 (f64)": ("ROOT d = s32[16,24] dot(a, b), lhs_contracting_dims={1}, "
+                              "rhs_contracting_dims={0}", ("s8[16,4096]", "s8[4096,24]")),
+    "u8 x s8 dot wrapping into s8": ("ROOT d = s8[8,40] dot(a, b), lhs_contracting_dims={1}, "
+                                     "rhs_contracting_dims={0}", ("u8[8,300]", "s8[300,40]")),
+    "s16 batched dot into s32": ("ROOT d = s32[3,5,7] dot(a, b), lhs_batch_dims={0}, "
+                                 "lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+                                 "rhs_contracting_dims={1}", ("s16[3,5,900]", "s16[3,900,7]")),
+    "s8 conv into s32": ("ROOT c = s32[2,9,9,16] convolution(a, b), window={size=3x3 "
+                         "pad=1_1x1_1}, dim_labels=b01f_01io->b01f",
+                         ("s8[2,9,9,32]", "s8[3,3,32,16]")),
+}
+
+
+@pytest.mark.parametrize("name", list(INT_CONTRACTIONS))
+def test_small_integer_contractions_run_exactly_in_floats(name: str) -> None:
+    """8- and 16-bit integer dots and convolutions (a quantized model's) run after the cpu
+    pipeline as converts around the native f32 (or f64) op, whose sums hold every
+    partial sum exactly: bit for bit the interpreter's integer result, wrapping included
+    (extreme values: every product at its largest magnitude)."""
+    from hlotool.pipeline_cache import optimize
+
+    body, shapes = INT_CONTRACTIONS[name]
+    params = "\n".join(f"  {n} = {s} parameter({i})" for i, (n, s) in enumerate(zip("ab", shapes)))
+    text = f"HloModule m\nENTRY e {{\n{params}\n  {body}\n}}"
+    rng = np.random.default_rng(5)
+    args = []
+    for s in shapes:
+        t, dims = s.split("[")
+        info = np.iinfo({"s8": np.int8, "u8": np.uint8, "s16": np.int16}[t])
+        dims_t = tuple(int(d) for d in dims.rstrip("]").split(","))
+        x = rng.integers(info.min, info.max, dims_t, endpoint=True).astype(info.dtype)
+        x.reshape(-1)[::5] = info.min if info.min else info.max  # largest magnitudes
+        args.append(x)
+    module = optimize(parse_hlo(text), "cpu", cache_dir=None).module
+    converts = [i for c in module.computations for i in c.instructions if i.opcode.value == "convert"]
+    assert converts, "the contraction should run in a float type"
+    ex = compile_module(module, cache=False, autotune=False)
+    got = ex.run(args)
+    assert ex.stats.fallback == 0, ex.skipped
+    want = Evaluator(parse_hlo(text)).run(args)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
