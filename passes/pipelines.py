@@ -131,8 +131,8 @@ SPECS: dict[str, PipelineSpec] = {
             ("custom-fusion-inliner",
              "XLA's library fusions (YNNPACK) as instructions again, for hlotool's fusion"),
             # The "HLO passes through layout assignment" pipeline.
-            ("change-op-data-type", "bf16/f16 dots and convolutions computed in f32 (no "
-                                    "low-precision kernels)"),
+            ("change-op-data-type", "bf16/f16 and 8/16-bit integer dots and convolutions "
+                                    "computed in f32 or f64 (no low-precision kernels)"),
             ("dot-decomposer", "canonical dots for choosing the dot emitter's strategy"),
             ("call-inliner{single-call-site=true}", "inline computations with one call site"),
             ("dot-decomposer", "inlined callees may hold non-canonical dots"),
