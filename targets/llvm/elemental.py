@@ -115,6 +115,8 @@ def unsupported_reason(ins: Instruction) -> str | None:
         return None if ok else "bitcast-convert between widths"
     if op is O.COMPARE:
         return None
+    if op is O.REDUCE_PRECISION:
+        return None if t in _FORMATS else f"reduce-precision on {t.value}"
     if t is P.PRED:
         return None if op in _PRED_OPS else f"{op.value} on pred"
     if u.is_float(t) or u.is_narrow(t):
@@ -190,6 +192,9 @@ class ElementalEmitter:
             return x if x.type == ty else self.b.bitcast(x, ty)
         if op is O.COMPARE:
             return self._compare(ins, index)
+        if op is O.REDUCE_PRECISION:
+            return reduce_precision(self.b, self.operand(ins, 0, index), ins.operand(0).shape.element_type,
+                                    ins.attrs["exponent_bits"], ins.attrs["mantissa_bits"])
         if op is O.SELECT:
             p, a, c = (self.operand(ins, i, index) for i in range(3))
             return self.b.select(p, a, c)
@@ -735,6 +740,40 @@ def f32_to_bf16(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     quiet = b.or_(b.and_(high, c(0x8000)), c(0x7FC0))
     is_nan = b.icmp_unsigned(">", b.and_(bits, c(0x7FFFFFFF)), c(0x7F800000))
     return b.trunc(b.select(is_nan, quiet, rounded), u.I16)
+
+
+#: Float formats reduce-precision rewrites on their own bits: (exponent, mantissa) bits.
+_FORMATS = {P.F16: (5, 10), P.BF16: (8, 7), P.F32: (8, 23), P.F64: (11, 52)}
+
+
+def reduce_precision(b: ir.IRBuilder, x: ir.Value, t: PrimitiveType, exponent_bits: int,
+                     mantissa_bits: int) -> ir.Value:
+    """XLA's reduce-precision of `x` (of type t) on its own bit pattern: the mantissa
+    rounded to nearest-even at `mantissa_bits`, exponents outside `exponent_bits`' range
+    to signed infinity or zero, NaNs unchanged (the interpreter's `reduce_precision`)."""
+    exp, mant = _FORMATS[t]
+    width = 1 + exp + mant
+    ity = ir.IntType(width)
+    c = lambda v: ir.Constant(ity, v % (1 << width))  # noqa: E731
+    bits = x if x.type == ity else b.bitcast(x, ity)
+    sign, exp_mask = 1 << (width - 1), ((1 << exp) - 1) << mant
+    is_nan = b.icmp_unsigned(">", b.and_(bits, c(~sign)), c(exp_mask))
+    out = bits
+    if mantissa_bits < mant:
+        drop = mant - mantissa_bits
+        last = 1 << drop
+        bias = b.add(b.lshr(b.and_(out, c(last)), c(drop)), c((last >> 1) - 1))
+        out = b.and_(b.add(out, bias), c(~(last - 1)))
+    if exponent_bits < exp:
+        ebias, rbias = (1 << (exp - 1)) - 1, (1 << (exponent_bits - 1)) - 1
+        exponent = b.and_(out, c(exp_mask))
+        overflow = b.icmp_unsigned(">", exponent, c((ebias + rbias) << mant))
+        underflow = b.icmp_unsigned("<=", exponent, c((ebias - rbias) << mant))
+        signed_zero = b.and_(out, c(sign))
+        out = b.select(overflow, b.or_(signed_zero, c(exp_mask)), out)
+        out = b.select(underflow, signed_zero, out)
+    out = b.select(is_nan, bits, out)
+    return out if x.type == ity else b.bitcast(out, x.type)
 
 
 def bf16_round_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:

@@ -442,3 +442,28 @@ ENTRY e {{
     x = (np.random.default_rng(5).standard_normal(300) * 3).astype(BF16)
     got, want, _ = run_both(text, x)
     same_bits(got, want)
+
+
+@pytest.mark.parametrize("t", ["f32", "bf16", "f16", "f64"])
+def test_reduce_precision_on_the_bits_of_each_format(t: str) -> None:
+    """reduce-precision runs natively in every float format, for widths narrower, equal
+    and wider than the format's own, bit for bit the interpreter (random bit patterns:
+    NaNs, infinities, denormals, ties; XLA:CPU semantics, NaNs kept)."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.interpreter.core import Evaluator
+    from hlotool.targets.cpu import compile_module
+
+    dtype, word = {"f32": (np.float32, np.uint32), "bf16": (ml_dtypes.bfloat16, np.uint16),
+                   "f16": (np.float16, np.uint16), "f64": (np.float64, np.uint64)}[t]
+    rng = np.random.default_rng(9)
+    x = rng.integers(0, np.iinfo(word).max, 4000, dtype=word, endpoint=True).view(dtype).copy()
+    x[:6] = np.array([0, -0.0, np.inf, -np.inf, np.nan, 1.0]).astype(dtype)
+    for exponent_bits, mantissa_bits in [(5, 10), (8, 7), (4, 3), (11, 52), (1, 0), (8, 0)]:
+        text = (f"HloModule m\nENTRY e {{\n  a = {t}[4000] parameter(0)\n  ROOT r = {t}[4000] "
+                f"reduce-precision(a), exponent_bits={exponent_bits}, "
+                f"mantissa_bits={mantissa_bits}\n}}")
+        ex = compile_module(parse_hlo(text), cache=False, autotune=False)
+        got = np.asarray(ex.run([x]))
+        assert ex.stats.fallback == 0
+        want = np.asarray(Evaluator(parse_hlo(text)).run([x]))
+        np.testing.assert_array_equal(got.view(word), want.view(word))
