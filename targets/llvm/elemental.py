@@ -104,8 +104,8 @@ def unsupported_reason(ins: Instruction) -> str | None:
             _bits(t) == _bits(ins.shape.element_type)
         return None if ok else "bitcast between element types"
     if any(u.is_complex(s.element_type) for s in shapes):
-        ok = op in _COMPLEX_OPS or (op is O.CONVERT and t is ins.shape.element_type) or \
-            (op is O.ABS and t is P.C64)
+        ok = op in _COMPLEX_OPS or (op is O.ABS and t is P.C64) or \
+            (op is O.CONVERT and t is not None and _converts_complex(t, ins.shape.element_type))
         return None if ok else f"{op.value} on complex values"
     if op in (O.PARAMETER, O.CONSTANT, O.IOTA, O.SELECT, O.CLAMP, O.CONVERT) or op in _INDEX_OPS:
         return None
@@ -126,6 +126,12 @@ def unsupported_reason(ins: Instruction) -> str | None:
     if op in _INT_UNARY or op in _INT_BINARY:
         return None
     return f"{op.value} on {t.value}"
+
+
+def _converts_complex(src: PrimitiveType, dst: PrimitiveType) -> bool:
+    """Whether `convert` computes src -> dst, one of them complex: between complex types,
+    from a float (imaginary part 0), or to a float (the real part, as XLA)."""
+    return all(u.is_complex(x) or u.is_float(x) or u.is_narrow(x) for x in (src, dst))
 
 
 def _bits(t: PrimitiveType) -> int:
@@ -382,6 +388,8 @@ class ElementalEmitter:
         b = self.b
         if src is dst:
             return x
+        if u.is_complex(src) or u.is_complex(dst):
+            return self._convert_complex(x, src, dst)
         if u.is_narrow(src) or u.is_narrow(dst):
             return self._convert_narrow(x, src, dst)
         ty = u.value_type(dst)
@@ -405,6 +413,19 @@ class ElementalEmitter:
         return b.sext(x, ty) if u.is_signed(src) else b.zext(x, ty)
 
     # -- f16 / bf16 ------------------------------------------------------------------------------
+    def _convert_complex(self, x: ir.Value, src: PrimitiveType, dst: PrimitiveType) -> ir.Value:
+        """A convert with a complex side (`_converts_complex`): to a real type the real
+        part, from one an imaginary part of 0, each component converted as a float."""
+        b = self.b
+        if not u.is_complex(dst):
+            return self.convert(b.extract_value(x, 0), src.component_type, dst)
+        part = dst.component_type
+        if not u.is_complex(src):
+            zero = ir.Constant(u.value_type(part), 0.0)
+            return _pack(b, self.convert(x, src, part), zero)
+        return _pack(b, *(self.convert(b.extract_value(x, k), src.component_type, part)
+                          for k in (0, 1)))
+
     def widen(self, x: ir.Value, t: PrimitiveType) -> ir.Value:
         """An f16/bf16 value as the f32 it equals (exact)."""
         b = self.b

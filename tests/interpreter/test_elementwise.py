@@ -610,3 +610,20 @@ ENTRY e {
 }"""
     y = (np.sin(np.arange(24) * 0.9) * 3).astype(np.float32).reshape(2, 12)
     assert_same(run(text, y), array([48.98922348022461, 59.61530303955078], "f32"))
+
+
+@pytest.mark.parametrize(("src", "dst"), [("f64", "c128"), ("c128", "f64"), ("f32", "c64"),
+                                          ("c64", "f32")])
+def test_converts_between_a_complex_type_and_its_part_type_are_exact(src: str, dst: str) -> None:
+    """A float to the complex type of its width, and back (the real part), loses nothing:
+    an f64 is not rounded through f32 (XLA's result, bit for bit), denormals kept."""
+    text = f"HloModule m\nENTRY e {{\n  a = {src}[4] parameter(0)\n  ROOT r = {dst}[4] convert(a)\n}}"
+    parts = np.array([-2516.258814117551, 1e-310, 3.0, np.nan])
+    wide = src in ("f64", "c128")
+    x = parts if wide else parts.astype(np.float32)
+    if src.startswith("c"):
+        x = (x + 1j * x[::-1]).astype(np.complex128 if wide else np.complex64)
+    got = np.ascontiguousarray(Evaluator(parse_hlo(text)).run([x]))
+    want = np.ascontiguousarray(x.real if src.startswith("c") else
+                                x.astype(np.complex128 if wide else np.complex64))
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))

@@ -467,3 +467,34 @@ def test_reduce_precision_on_the_bits_of_each_format(t: str) -> None:
         assert ex.stats.fallback == 0
         want = np.asarray(Evaluator(parse_hlo(text)).run([x]))
         np.testing.assert_array_equal(got.view(word), want.view(word))
+
+
+COMPLEX_CONVERTS = [(s, d) for s in ("f32", "f64", "bf16", "f16", "c64", "c128")
+                    for d in ("f32", "f64", "bf16", "f16", "c64", "c128")
+                    if s != d and (s[0] == "c" or d[0] == "c")]
+
+
+@pytest.mark.parametrize(("src", "dst"), COMPLEX_CONVERTS, ids=lambda v: v)
+def test_converts_with_a_complex_side_run_natively(src: str, dst: str) -> None:
+    """Complex to complex, a float to complex (imaginary part 0) and complex to a float
+    (the real part, as XLA) compile to native code, bit for bit the interpreter (NaNs,
+    infinities, signed zeros and denormals in the parts)."""
+    from hlotool.frontend import parse_hlo
+    from hlotool.interpreter.core import Evaluator
+    from hlotool.targets.cpu import compile_module
+
+    dtypes = {"f32": np.float32, "f64": np.float64, "bf16": ml_dtypes.bfloat16,
+              "f16": np.float16, "c64": np.complex64, "c128": np.complex128}
+    rng = np.random.default_rng(4)
+    parts = rng.standard_normal((2, 64)) * 1e3
+    parts[:, :4] = [[np.nan, np.inf, -0.0, 1e-40], [1e-310, -np.inf, 0.0, 2.5]]
+    x = parts[0].astype(dtypes[src])
+    if src[0] == "c":
+        x.imag = parts[1]
+    text = f"HloModule m\nENTRY e {{\n  a = {src}[64] parameter(0)\n  ROOT r = {dst}[64] convert(a)\n}}"
+    ex = compile_module(parse_hlo(text), cache=False, autotune=False)
+    got = np.asarray(ex.run([x]))
+    assert ex.stats.fallback == 0
+    want = np.asarray(Evaluator(parse_hlo(text)).run([x]))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))

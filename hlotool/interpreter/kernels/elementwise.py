@@ -965,9 +965,16 @@ def _float_to_float(x: np.ndarray, ks: Kind, kd: Kind) -> np.ndarray:
     """Float (or complex) to float or complex; XLA goes through f32 except f64 -> f16."""
     x = np.asarray(x)
     if kd.cls == "c":
-        if ks.cls == "c":
-            return x.astype(kd.storage)
-        return _float_to_float(x, ks, kind(kd.type.component_type)).astype(kd.storage)
+        part = kind(kd.type.component_type)
+        if ks.cls == "c":  # each part as its float type converts (denormals flushed, as XLA)
+            source = kind(ks.type.component_type)
+            out = np.empty(x.shape, kd.storage)
+            out.real = _float_to_float(x.real, source, part)
+            out.imag = _float_to_float(x.imag, source, part)
+            return out
+        return _float_to_float(x, ks, part).astype(kd.storage)
+    if ks.type is kd.type:  # a complex value's part to its own type (f64 <-> c128)
+        return x.astype(kd.storage)
     if ks.storage == _F64:
         if kd.type is P.F16:
             return x.astype(kd.storage)
