@@ -67,7 +67,8 @@ class ChangeOpDataTypePass(Pass):
                 wide = [o if o.shape.element_type is wide_type else
                         b.add(O.CONVERT, [o], shape=o.shape.with_element_type(wide_type))
                         for o in ins.operands]
-                out = b.add(ins.opcode, wide, dict(ins.attrs), ins.shape.with_element_type(wide_type))
+                out = b.add(ins.opcode, wide, dict(ins.attrs),
+                            ins.shape.with_element_type(wide_type))
                 for t in steps:
                     out = b.add(O.CONVERT, [out], shape=ins.shape.with_element_type(t))
                 replace_instruction(ins, out)

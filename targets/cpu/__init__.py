@@ -10,6 +10,7 @@ Autotuning (targets/cpu/autotune.py) is on unless `autotune=False` or HLOTOOL_AU
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -73,13 +74,11 @@ class CpuTarget(Target):
         ins_by_id = {id(i): i for c in module.computations for i in c.instructions}
         kernels = [(ins_by_id[k], p) for k, p in plan.plans.items()]
         llvm_plans = [p for p in plan.plans.values() if is_llvm(p)]
-        #: The kernels with variants to time; found only when needed (a tuned cache
-        #: entry needs none: a dot's variants cost ~0.5 ms to enumerate).
-        tunable: list[tuple[Any, Any]] | None = None
-        if not llvm_plans:
-            tunable = self._tunable(kernels)
-            if not tunable:
-                return CpuExecutable(module, None, plan)
+        # The kernels with variants to time, found only when asked for: a tuned cache
+        # entry needs none (a dot's variants cost ~0.5 ms to enumerate).
+        tunable = functools.cache(lambda: [kp for kp in kernels if space(*kp) is not None])
+        if not llvm_plans and not tunable():
+            return CpuExecutable(module, None, plan)
         kinds = plan_kinds(llvm_plans)  # as planned, before any tuning choice
         library = (CodeLibrary(module.name, speed_level=self.speed_level,
                                resident=self.resident) if llvm_plans else None)
@@ -91,12 +90,7 @@ class CpuTarget(Target):
                 entry = self.cache.load(key)
             if entry is not None and entry.kinds != kinds:
                 entry = None
-        hit = entry is not None and (entry.tuned or not self.autotune)
-        if entry is not None and not hit:
-            tunable = self._tunable(kernels) if tunable is None else tunable
-            hit = not tunable
-        if hit:
-            assert entry is not None
+        if entry is not None and (entry.tuned or not self.autotune or not tunable()):
             choices = {k: Choice.from_json(v) for k, v in entry.tuning.items()}
             apply_choices(plan.plans, choices)
             if not self.keep_asm:
@@ -105,16 +99,14 @@ class CpuTarget(Target):
                     library.cache_hit = True
                 plan.symbols = entry.symbols
                 return self._executable(module, library, plan, choices)
+        elif self.autotune and tunable():
+            self.tuner = Tuner(module.name, budget_s=self.autotune_budget, log=self.log)
+            with timings.record("autotune"):
+                choices = self.tuner.tune(tunable())
+            apply_choices(plan.plans, choices)
         else:
-            if self.autotune and tunable is None:
-                tunable = self._tunable(kernels)
             choices = {}
-            if self.autotune and tunable:
-                self.tuner = Tuner(module.name, budget_s=self.autotune_budget, log=self.log)
-                with timings.record("autotune"):
-                    choices = self.tuner.tune(tunable)
-                apply_choices(plan.plans, choices)
-        tuned = self.autotune and bool(tunable) or (entry is not None and entry.tuned)
+        tuned = self.autotune and bool(tunable()) or (entry is not None and entry.tuned)
         if library is not None:
             with library.timings.record("emit-ir"):
                 units, plan.symbols = build_llvm_module(module.name, llvm_plans)
@@ -126,11 +118,6 @@ class CpuTarget(Target):
                                         {k: c.to_json() for k, c in choices.items()}, tuned,
                                         kinds))
         return self._executable(module, library, plan, choices)
-
-    @staticmethod
-    def _tunable(kernels: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
-        """The (instruction, plan) pairs the autotuner has variants of."""
-        return [kp for kp in kernels if space(*kp) is not None]
 
     @staticmethod
     def _executable(module: Module, library: CodeLibrary | None, plan: CompiledPlan,

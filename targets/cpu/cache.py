@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -207,7 +208,7 @@ def _split_objects(blob: bytes, sizes: Any) -> list[bytes] | None:
     if (not isinstance(sizes, list) or not all(isinstance(n, int) and n >= 0 for n in sizes)
             or sum(sizes) != len(blob)):
         return None
-    offsets = [sum(sizes[:k]) for k in range(len(sizes) + 1)]
+    offsets = [0, *itertools.accumulate(sizes)]
     return [blob[x:y] for x, y in zip(offsets, offsets[1:])]
 
 

@@ -30,6 +30,7 @@ import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import ml_dtypes
 import numpy as np
 from llvmlite import ir
 
@@ -199,7 +200,8 @@ class ElementalEmitter:
         if op is O.COMPARE:
             return self._compare(ins, index)
         if op is O.REDUCE_PRECISION:
-            return reduce_precision(self.b, self.operand(ins, 0, index), ins.operand(0).shape.element_type,
+            return reduce_precision(self.b, self.operand(ins, 0, index),
+                                    ins.operand(0).shape.element_type,
                                     ins.attrs["exponent_bits"], ins.attrs["mantissa_bits"])
         if op is O.SELECT:
             p, a, c = (self.operand(ins, i, index) for i in range(3))
@@ -413,19 +415,6 @@ class ElementalEmitter:
         return b.sext(x, ty) if u.is_signed(src) else b.zext(x, ty)
 
     # -- f16 / bf16 ------------------------------------------------------------------------------
-    def _convert_complex(self, x: ir.Value, src: PrimitiveType, dst: PrimitiveType) -> ir.Value:
-        """A convert with a complex side (`_converts_complex`): to a real type the real
-        part, from one an imaginary part of 0, each component converted as a float."""
-        b = self.b
-        if not u.is_complex(dst):
-            return self.convert(b.extract_value(x, 0), src.component_type, dst)
-        part = dst.component_type
-        if not u.is_complex(src):
-            zero = ir.Constant(u.value_type(part), 0.0)
-            return _pack(b, self.convert(x, src, part), zero)
-        return _pack(b, *(self.convert(b.extract_value(x, k), src.component_type, part)
-                          for k in (0, 1)))
-
     def widen(self, x: ir.Value, t: PrimitiveType) -> ir.Value:
         """An f16/bf16 value as the f32 it equals (exact)."""
         b = self.b
@@ -493,6 +482,19 @@ class ElementalEmitter:
         return r if r.type == u.I1 else self.narrow(r, ins.shape.element_type)
 
     # -- complex -------------------------------------------------------------------------------
+    def _convert_complex(self, x: ir.Value, src: PrimitiveType, dst: PrimitiveType) -> ir.Value:
+        """A convert with a complex side (`_converts_complex`): to a real type the real
+        part, from one an imaginary part of 0, each component converted as a float."""
+        b = self.b
+        if not u.is_complex(dst):
+            return self.convert(b.extract_value(x, 0), src.component_type, dst)
+        part = dst.component_type
+        if not u.is_complex(src):
+            zero = ir.Constant(u.value_type(part), 0.0)
+            return _pack(b, self.convert(x, src, part), zero)
+        return _pack(b, *(self.convert(b.extract_value(x, k), src.component_type, part)
+                          for k in (0, 1)))
+
     def _complex_op(self, op: Opcode, args: list[ir.Value]) -> ir.Value:
         """complex, real, imag, negate, add, subtract and multiply on (re, im) pairs;
         multiply as numpy's: re = fma(ar, br, -(ai*bi)), im = fma(ar, bi, ai*br)."""
@@ -763,8 +765,8 @@ def f32_to_bf16(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     return b.trunc(b.select(is_nan, quiet, rounded), u.I16)
 
 
-#: Float formats reduce-precision rewrites on their own bits: (exponent, mantissa) bits.
-_FORMATS = {P.F16: (5, 10), P.BF16: (8, 7), P.F32: (8, 23), P.F64: (11, 52)}
+#: Float formats reduce-precision rewrites on their own bits (IEEE-like layouts).
+_FORMATS = frozenset({P.F16, P.BF16, P.F32, P.F64})
 
 
 def reduce_precision(b: ir.IRBuilder, x: ir.Value, t: PrimitiveType, exponent_bits: int,
@@ -772,8 +774,8 @@ def reduce_precision(b: ir.IRBuilder, x: ir.Value, t: PrimitiveType, exponent_bi
     """XLA's reduce-precision of `x` (of type t) on its own bit pattern: the mantissa
     rounded to nearest-even at `mantissa_bits`, exponents outside `exponent_bits`' range
     to signed infinity or zero, NaNs unchanged (the interpreter's `reduce_precision`)."""
-    exp, mant = _FORMATS[t]
-    width = 1 + exp + mant
+    width, mant = t.bits, int(ml_dtypes.finfo(t.numpy_dtype).nmant)
+    exp = width - 1 - mant
     ity = ir.IntType(width)
     c = lambda v: ir.Constant(ity, v % (1 << width))  # noqa: E731
     bits = x if x.type == ity else b.bitcast(x, ity)
@@ -804,8 +806,8 @@ def bf16_round_f32(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     c = lambda v: ir.Constant(u.I32, v)  # noqa: E731
     bits = b.bitcast(x, u.I32)
     bias = b.add(b.and_(b.lshr(bits, c(16)), c(1)), c(0x7FFF))
-    rounded = b.and_(b.add(bits, bias), c(0xFFFF0000 - (1 << 32)))
-    quiet = b.or_(b.and_(bits, c(-(1 << 31))), c(0x7FC00000))
+    rounded = b.and_(b.add(bits, bias), c(0xFFFF0000))
+    quiet = b.or_(b.and_(bits, c(0x80000000)), c(0x7FC00000))
     is_nan = b.icmp_unsigned(">", b.and_(bits, c(0x7FFFFFFF)), c(0x7F800000))
     return b.bitcast(b.select(is_nan, quiet, rounded), u.F32)
 

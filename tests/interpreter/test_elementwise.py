@@ -617,7 +617,8 @@ ENTRY e {
 def test_converts_between_a_complex_type_and_its_part_type_are_exact(src: str, dst: str) -> None:
     """A float to the complex type of its width, and back (the real part), loses nothing:
     an f64 is not rounded through f32 (XLA's result, bit for bit), denormals kept."""
-    text = f"HloModule m\nENTRY e {{\n  a = {src}[4] parameter(0)\n  ROOT r = {dst}[4] convert(a)\n}}"
+    text = (f"HloModule m\nENTRY e {{\n  a = {src}[4] parameter(0)\n"
+            f"  ROOT r = {dst}[4] convert(a)\n}}")
     parts = np.array([-2516.258814117551, 1e-310, 3.0, np.nan])
     wide = src in ("f64", "c128")
     x = parts if wide else parts.astype(np.float32)
@@ -626,4 +627,23 @@ def test_converts_between_a_complex_type_and_its_part_type_are_exact(src: str, d
     got = np.ascontiguousarray(Evaluator(parse_hlo(text)).run([x]))
     want = np.ascontiguousarray(x.real if src.startswith("c") else
                                 x.astype(np.complex128 if wide else np.complex64))
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize(("src", "dst"), [("c128", "c64"), ("c64", "c128"), ("f64", "c64"),
+                                          ("c128", "f32")])
+def test_complex_converts_flush_denormal_parts_as_xla(src: str, dst: str) -> None:
+    """Each part of a complex convert converts as its float type does on XLA:CPU: a part
+    that is an f32 denormal (read or written) becomes zero (XLA's result, bit for bit)."""
+    from hlotool.reference import run_xla
+    from hlotool.values_io import output_arrays
+
+    dtypes = {"c64": np.complex64, "c128": np.complex128, "f64": np.float64, "f32": np.float32}
+    x = np.array([1e-40, 3.0, -1e-39, 2.5e-38], np.float64).astype(dtypes[src])
+    if src[0] == "c":
+        x.imag = [2.0, 1e-40, 0.0, -1e-41]
+    text = (f"HloModule m\nENTRY e {{\n  a = {src}[4] parameter(0)\n"
+            f"  ROOT r = {dst}[4] convert(a)\n}}")
+    got = np.ascontiguousarray(Evaluator(parse_hlo(text)).run([x]))
+    want = np.ascontiguousarray(output_arrays(run_xla(text, [x], "m"))["out0"])
     np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))

@@ -394,7 +394,8 @@ def test_small_integer_contractions_run_exactly_in_floats(name: str) -> None:
         x.reshape(-1)[::5] = info.min if info.min else info.max  # largest magnitudes
         args.append(x)
     module = optimize(parse_hlo(text), "cpu", cache_dir=None).module
-    converts = [i for c in module.computations for i in c.instructions if i.opcode.value == "convert"]
+    converts = [i for c in module.computations for i in c.instructions
+                if i.opcode.value == "convert"]
     assert converts, "the contraction should run in a float type"
     ex = compile_module(module, cache=False, autotune=False)
     got = ex.run(args)

@@ -491,7 +491,8 @@ def test_converts_with_a_complex_side_run_natively(src: str, dst: str) -> None:
     x = parts[0].astype(dtypes[src])
     if src[0] == "c":
         x.imag = parts[1]
-    text = f"HloModule m\nENTRY e {{\n  a = {src}[64] parameter(0)\n  ROOT r = {dst}[64] convert(a)\n}}"
+    text = (f"HloModule m\nENTRY e {{\n  a = {src}[64] parameter(0)\n"
+            f"  ROOT r = {dst}[64] convert(a)\n}}")
     ex = compile_module(parse_hlo(text), cache=False, autotune=False)
     got = np.asarray(ex.run([x]))
     assert ex.stats.fallback == 0
