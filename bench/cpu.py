@@ -1,8 +1,10 @@
 """hlotool's CPU target against XLA:CPU as users run them, side by side in one run.
 
-Run: `python bench/cpu.py [--set headline|reductions|more|shapes|all] [--cases gelu,softmax]
-[--rounds 5] [--runs 20] [--markdown]` (`--set reductions`: reductions of other shapes than
-the headline's; `--set shapes`: the headline's kinds at other shapes).
+Run: `python bench/cpu.py [--set headline|reductions|more|shapes|types|models|all]
+[--cases gelu,softmax] [--rounds 5] [--runs 20] [--markdown]` (`--set reductions`:
+reductions of other shapes than the headline's; `--set shapes`: the headline's kinds at
+other shapes; `--set types`: in bf16 and int8; `--set models`: modules of a few hundred
+instructions).
 
 Each case is a jax function. Its HLO before XLA's passes (what a JAX dump holds) and its
 inputs are written to a temporary directory, then:
@@ -342,6 +344,83 @@ def more_cases() -> list[Case]:
     ]
 
 
+def types_cases() -> list[Case]:
+    """The headline's kinds in other element types (`--set types`), as bf16 and quantized
+    models hold them: a bf16 matmul, convolution and gelu, int8 matmul and convolution
+    with s32 results."""
+    import jax
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(4)
+    bf = lambda *s, scale=1.0: (rng.standard_normal(s) * scale).astype(jnp.bfloat16)  # noqa: E731
+    i8 = lambda *s: rng.integers(-128, 128, s).astype(np.int8)  # noqa: E731
+    nhwc = ("NHWC", "HWIO", "NHWC")
+
+    def conv(x: Any, w: Any, **kw: Any) -> Any:
+        return jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=nhwc, **kw)
+
+    s32 = {"preferred_element_type": jnp.int32}
+    return [
+        Case("bf16 matmul 1024^3", lambda a, b: a @ b, [bf(1024, 1024), bf(1024, 1024)],
+             flops=2.0 * 1024**3),
+        Case("bf16 conv3x3 8x56x56x64->64", conv,
+             [bf(8, 56, 56, 64), bf(3, 3, 64, 64, scale=0.05)],
+             flops=2.0 * 8 * 56 * 56 * 9 * 64 * 64),
+        Case("bf16 gelu 4M", jax.nn.gelu, [bf(4 * 1024 * 1024)]),
+        Case("int8 matmul 512^3 -> s32", lambda a, b: jax.lax.dot(a, b, **s32),
+             [i8(512, 512), i8(512, 512)], flops=2.0 * 512**3),
+        Case("int8 conv3x3 8x28x28x64 -> s32", lambda x, w: conv(x, w, **s32),
+             [i8(8, 28, 28, 64), i8(3, 3, 64, 64)], flops=2.0 * 8 * 28 * 28 * 9 * 64 * 64),
+    ]
+
+
+def models_cases() -> list[Case]:
+    """Modules of a few hundred instructions (`--set models`): a small CNN, a causal
+    transformer block (RMS norm, masked softmax attention, gelu MLP) and an MLP's
+    training step (loss, gradients, update)."""
+    import jax
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(0)
+    n = lambda *s, scale=1.0: (rng.standard_normal(s) * scale).astype(f32)  # noqa: E731
+    nhwc = ("NHWC", "HWIO", "NHWC")
+
+    def cnn(x: Any, w1: Any, w2: Any, wd: Any) -> Any:
+        y = jax.nn.relu(jax.lax.conv_general_dilated(x, w1, (1, 1), "SAME",
+                                                     dimension_numbers=nhwc))
+        y = jax.lax.reduce_window(y, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+        y = jax.nn.relu(jax.lax.conv_general_dilated(y, w2, (1, 1), "SAME",
+                                                     dimension_numbers=nhwc))
+        return jax.nn.log_softmax(y.mean(axis=(1, 2)) @ wd)
+
+    def block(x: Any, wq: Any, wk: Any, wv: Any, wo: Any, w1: Any, w2: Any, g: Any) -> Any:
+        h = x * jax.lax.rsqrt((x**2).mean(-1, keepdims=True) + 1e-6) * g
+        s = (h @ wq) @ (h @ wk).T / 8.0
+        mask = jnp.tril(jnp.ones(s.shape, bool))
+        x = x + (jax.nn.softmax(jnp.where(mask, s, -jnp.inf), axis=-1) @ (h @ wv)) @ wo
+        return x + jax.nn.gelu(x @ w1) @ w2
+
+    def train(x: Any, y: Any, w1: Any, b1: Any, w2: Any, b2: Any) -> Any:
+        def loss(p: Any) -> Any:
+            h = jax.nn.relu(x @ p[0] + p[1])
+            return -jnp.mean(jnp.sum(jax.nn.log_softmax(h @ p[2] + p[3]) * y, -1))
+
+        value, grads = jax.value_and_grad(loss)((w1, b1, w2, b2))
+        return (value, *[p - 0.01 * g for p, g in zip((w1, b1, w2, b2), grads, strict=True)])
+
+    labels = np.eye(10, dtype=f32)[rng.integers(0, 10, 128)]
+    return [
+        Case("cnn 4x32x32x3", cnn, [n(4, 32, 32, 3), n(3, 3, 3, 16, scale=0.2),
+                                    n(3, 3, 16, 32, scale=0.1), n(32, 10, scale=0.1)]),
+        Case("transformer block 128x256", block,
+             [n(128, 256), *[n(256, 256, scale=0.05) for _ in range(4)],
+              n(256, 1024, scale=0.05), n(1024, 256, scale=0.03), n(256)]),
+        Case("mlp train step 128x784", train,
+             [n(128, 784), labels, n(784, 256, scale=0.05), n(256), n(256, 10, scale=0.05),
+              n(10)]),
+    ]
+
+
 def floor_ms(case: Case, outputs: list[np.ndarray], bandwidth: float, flops: float) -> float | None:
     """The case's lower bound in milliseconds: data moved once at DRAM speed, or its FLOPs
     at the sgemm rate, whichever is larger."""
@@ -567,11 +646,13 @@ def rich_table(rows: list[Row], title: str) -> Any:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=["headline", "reductions", "more", "shapes", "all"],
+    parser.add_argument("--set", choices=["headline", "reductions", "more", "shapes", "types",
+                                          "models", "all"],
                         default="headline",
                         help="the 10 headline cases (default), reductions of other shapes, "
                              "reductions as models hold them, the headline's kinds at "
-                             "other shapes, or all")
+                             "other shapes or in bf16 and int8, modules of a few hundred "
+                             "instructions, or all")
     parser.add_argument("--cases", default="", help="comma-separated substrings of case names")
     parser.add_argument("--rounds", type=int, default=5,
                         help="interleaved rounds of XLA and hlotool timings per case")
@@ -583,8 +664,9 @@ def main(argv: list[str] | None = None) -> None:
 
     wanted = [w.strip().lower() for w in opts.cases.split(",") if w.strip()]
     pool = {"headline": cases, "reductions": reduction_cases, "more": more_cases,
-            "shapes": shapes_cases,
-            "all": lambda: cases() + reduction_cases() + more_cases() + shapes_cases()}[opts.set]()
+            "shapes": shapes_cases, "types": types_cases, "models": models_cases,
+            "all": lambda: cases() + reduction_cases() + more_cases() + shapes_cases()
+            + types_cases() + models_cases()}[opts.set]()
     selected = [c for c in pool if not wanted or any(w in c.name.lower() for w in wanted)]
     # Before hlotool's CPU target is imported: it runs OpenBLAS on one thread per call.
     bandwidth, flops = copy_bandwidth(), sgemm_flops()
